@@ -1,0 +1,268 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# apply.sh apply|unapply|status TREE - apply the branch's quilt series to TREE
+# atomically, or take it back out.
+#
+# All kit state lives in TREE/.mm-backport-kit/: quilt's backups (pc/), the
+# series actually applied (series) and, while an apply runs, a journal
+# (journal/) holding a copy of every file the series may touch.  The journal
+# is complete before the first file changes, and it is removed only once the
+# apply has succeeded or the tree is restored, so a killed apply is rolled
+# back by the next apply or unapply.
+#
+# Exit codes: 0 done, 1 error (tree unchanged), 2 nothing to do.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+STATE_NAME=.mm-backport-kit
+
+quilt_in() {	# quilt_in TREE ARGS: quilt on the kit's state in TREE
+	( cd "$1" && shift &&
+	  QUILT_PC=$STATE_NAME/pc QUILT_PATCHES=$SERIES_DIR \
+	  QUILT_SERIES=$STATE/series QUILTRC=/dev/null quilt "$@" )
+}
+
+# not_applicable BRANCH NAME -> the reason recorded in the branch series
+not_applicable() {
+	sed -n "s/^# n\/a: $2: //p" "$(series_file "$1")" | head -n1
+}
+
+# effective_series BRANCH TREE: walk the upstream series in order and print
+# the branch patches TREE still needs; report every upstream patch's fate.
+effective_series() {
+	local branch=$1 tree=$2 name verdict why detected carried reason
+	detected=$("$KIT_DIR/scripts/detect.sh" "$tree")
+	carried=$(series_patches "$(series_file "$branch")")
+	for name in $(series_patches "$KIT_DIR/series"); do
+		read -r verdict why < <(printf '%s\n' "$detected" |
+			awk -v n="$name" '$1 == n { $1 = ""; print; found = 1 } END { if (!found) print "absent" }')
+		reason=$(not_applicable "$branch" "$name")
+		if [ "$verdict" = present ]; then
+			report "$name" "already upstream"
+		elif printf '%s\n' "$carried" | grep -qxF "$name"; then
+			[ -f "$KIT_DIR/backports/$branch/$name" ] ||
+				die "backports/$branch/$name is listed in the series but missing; restore it (git checkout) or run make regen BRANCH=$branch"
+			echo "$name"
+		elif [ -n "$reason" ]; then
+			report "$name" "not applicable: $reason"
+		else
+			report "$name" "missing: not carried by backports/$branch"
+		fi
+	done
+}
+
+report() {
+	printf '%-64s %s\n' "$1" "$2" >&2
+	[ -z "${STATUS_FILE:-}" ] || printf '%s\t%s\n' "$1" "$2" >> "$STATUS_FILE"
+}
+
+# journal_files -> files the effective series touches
+journal_files() {
+	local name
+	for name in $(series_patches "$STATE/series.new"); do
+		patch_files "$SERIES_DIR/$name"
+	done | sort -u
+}
+
+# write_journal: copy every file the series touches, then publish the
+# journal with one rename.  Files the series creates are listed in .absent.
+write_journal() {
+	local f
+	rm -rf "$STATE/journal.tmp"
+	mkdir -p "$STATE/journal.tmp"
+	: > "$STATE/journal.tmp/.absent"
+	journal_files | while read -r f; do
+		if [ -e "$TREE/$f" ]; then
+			mkdir -p "$STATE/journal.tmp/$(dirname "$f")"
+			cp -p "$TREE/$f" "$STATE/journal.tmp/$f"
+		else
+			echo "$f" >> "$STATE/journal.tmp/.absent"
+		fi
+	done
+	mv "$STATE/journal.tmp" "$STATE/journal"
+}
+
+# restore_journal: put every journalled file back (by rename, never writing
+# into an existing inode), delete created files, drop quilt state, and only
+# then the journal.  Safe to rerun after being interrupted itself.
+restore_journal() {
+	local j=$STATE/journal f
+	( cd "$j" && find . -type f ! -name .absent -printf '%P\n' ) | while read -r f; do
+		cp -p "$j/$f" "$TREE/$f.kit-restore"
+		mv -f "$TREE/$f.kit-restore" "$TREE/$f"
+	done
+	while read -r f; do
+		[ -n "$f" ] && rm -f "$TREE/$f"
+	done < "$j/.absent"
+	rm -rf "$STATE/pc" "$STATE/series" "$STATE/series.new"
+	rm -rf "$j"
+	rm -rf "$STATE"
+}
+
+recover_interrupted() {
+	rm -rf "$STATE/journal.tmp"
+	if [ -d "$STATE/journal" ]; then
+		warn "$TREE: an earlier apply was interrupted; restoring the tree from the kit's journal"
+		restore_journal
+	elif [ -d "$STATE" ] && [ ! -s "$STATE/pc/applied-patches" ]; then
+		rm -rf "$STATE"		# killed before the journal existed
+	fi
+}
+
+is_applied() {
+	[ -s "$STATE/pc/applied-patches" ]
+}
+
+# require_writable: permission bits are checked, not access(2), so that a
+# tree marked read-only is respected even by root
+require_writable() {
+	local f d bad=
+	for f in $(journal_files); do
+		d=$(dirname "$TREE/$f")
+		if [ -e "$TREE/$f" ] && [ ! -w "$TREE/$f" -o -z "$(find "$TREE/$f" -maxdepth 0 -perm -u+w)" ]; then
+			bad=$f
+		elif [ -z "$(find "$d" -maxdepth 0 -perm -u+w)" ]; then
+			bad=$(dirname "$f")/
+		fi
+		[ -z "$bad" ] || break
+	done
+	if [ -z "$bad" ] && ! ( mkdir -p "$STATE" && touch "$STATE/.probe" && rm "$STATE/.probe" ) 2>/dev/null; then
+		bad=.
+	fi
+	[ -z "$bad" ] ||
+		die "$TREE/$bad is read-only; make the tree writable (chmod -R u+w) or apply to a copy"
+}
+
+# require_clean: refuse local changes to files the series touches
+require_clean() {
+	local f dirty= pristine
+	[ "${FORCE:-0}" = 1 ] && return 0
+	if git -C "$TREE" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		dirty=$(cd "$TREE" && git status --porcelain -- $(journal_files) | awk '{print $2}' | head -n1)
+	else
+		pristine=$(pristine_dir "$BRANCH")
+		if [ -f "$pristine/Makefile" ] &&
+		   [ "$(kernel_version "$pristine")" = "$(kernel_version "$TREE")" ] &&
+		   [ "$(cd "$pristine" && pwd -P)" != "$(cd "$TREE" && pwd -P)" ]; then
+			for f in $(journal_files); do
+				if ! cmp -s "$pristine/$f" "$TREE/$f"; then
+					dirty=$f
+					break
+				fi
+			done
+		fi
+	fi
+	[ -z "$dirty" ] ||
+		die "$TREE/$dirty has local changes; commit or revert them first, or rerun with FORCE=1 to apply on top"
+}
+
+# save_rejects NAME: rerun the failing patch on a copy to keep its rejects
+save_rejects() {
+	local name=$1 dir tmp f
+	dir=$OUT_DIR/rejects/$BRANCH/$name
+	tmp=$(mktemp -d)
+	for f in $(patch_files "$SERIES_DIR/$name"); do
+		[ -e "$TREE/$f" ] || continue
+		mkdir -p "$tmp/$(dirname "$f")"
+		cp -p "$TREE/$f" "$tmp/$f"
+	done
+	patch -d "$tmp" -p1 -F0 -s --no-backup-if-mismatch < "$SERIES_DIR/$name" > "$tmp/.log" 2>&1 || true
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	( cd "$tmp" && find . -name '*.rej' -printf '%P\n' ) | while read -r f; do
+		mkdir -p "$dir/$(dirname "$f")"
+		cp "$tmp/$f" "$dir/$f"
+	done
+	rm -rf "$tmp"
+	printf '%s\n' "$dir"
+}
+
+do_apply() {
+	local name log failed rejdir rc=0
+	recover_interrupted
+	if is_applied; then
+		info "$TREE: series for $BRANCH already applied ($(wc -l < "$STATE/pc/applied-patches") patches); nothing to do"
+		return 2
+	fi
+	mkdir -p "$STATE"
+	effective_series "$BRANCH" "$TREE" > "$STATE/series.new"
+	if [ ! -s "$STATE/series.new" ]; then
+		rm -rf "$STATE"
+		info "$TREE: every patch of the $BRANCH series is already upstream; nothing to do"
+		return 2
+	fi
+	require_writable
+	require_clean
+	trap 'restore_journal; die "interrupted; $TREE restored"' INT TERM HUP
+	write_journal
+	mv "$STATE/series.new" "$STATE/series"
+	log=$STATE/push.log
+	quilt_in "$TREE" push -a --fuzz=0 > "$log" 2>&1 || rc=$?
+	if [ $rc -ne 0 ]; then
+		failed=$(sed -n 's/^Applying patch \(.*\)$/\1/p' "$log" | tail -n1)
+		failed=${failed##*/}
+		[ -n "$failed" ] || failed=$(series_patches "$STATE/series" | head -n1)
+		mkdir -p "$OUT_DIR"
+		cp "$log" "$OUT_DIR/apply-$BRANCH.log"
+		rejdir=$(save_rejects "$failed")
+		grep -E 'FAILED|hunk|can be reverse-applied' "$log" | sed 's/^/  /' >&2 || true
+		restore_journal
+		trap - INT TERM HUP
+		report "$failed" "failed"
+		die "$failed does not apply to $TREE at fuzz 0 (rejects in $rejdir, log in $OUT_DIR/apply-$BRANCH.log); the tree is unchanged; resolve the conflict or use a tree without the conflicting change"
+	fi
+	for name in $(series_patches "$STATE/series"); do
+		report "$name" "applied"
+	done
+	rm -rf "$STATE/journal"
+	trap - INT TERM HUP
+	info "$TREE: applied $(wc -l < "$STATE/series") patches of the $BRANCH series"
+}
+
+do_unapply() {
+	recover_interrupted
+	if ! is_applied; then
+		rm -rf "$STATE"
+		info "$TREE: kit series not applied; nothing to do"
+		return 2
+	fi
+	require_writable_state
+	quilt_in "$TREE" pop -a > "$STATE/pop.log" 2>&1 ||
+		die "quilt pop failed in $TREE (log: $STATE/pop.log); fix the files quilt names and rerun make unapply"
+	rm -rf "$STATE"
+	info "$TREE: kit series removed; tree restored"
+}
+
+require_writable_state() {
+	touch "$STATE/.probe" 2>/dev/null && rm -f "$STATE/.probe" ||
+		die "$TREE/$STATE_NAME is read-only; make the tree writable (chmod -R u+w) and rerun make unapply"
+}
+
+do_status() {
+	local name
+	if [ -d "$STATE/journal" ]; then
+		echo "interrupted apply (run make apply or make unapply to recover)"
+	elif is_applied; then
+		for name in $(cat "$STATE/pc/applied-patches"); do echo "$name applied"; done
+	else
+		effective_series "$BRANCH" "$TREE" | sed 's/$/ not applied/'
+	fi
+}
+
+main() {
+	local cmd=${1:-} dir=${2:-}
+	[ -n "$dir" ] || die "no tree given; set KDIR= to a kernel source tree (or BRANCH= to use a cached one)"
+	TREE=$(cd "$dir" 2>/dev/null && pwd) ||
+		die "KDIR=$dir does not exist; point KDIR= at a kernel source tree"
+	BRANCH=$(tree_branch "$TREE")
+	STATE=$TREE/$STATE_NAME
+	SERIES_DIR=$KIT_DIR/backports/$BRANCH
+	case $cmd in
+	apply)   do_apply ;;
+	unapply) do_unapply ;;
+	status)  do_status ;;
+	*) die "unknown command '$cmd'; use apply, unapply or status" ;;
+	esac
+}
+
+main "$@"

@@ -1,0 +1,147 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# check.sh TREE - check the kit's series as applied to TREE: checkpatch.pl from
+# TREE on every applied patch, then a W=1 build and sparse (C=2) of every
+# object the series touches, failing only on warnings that are new against
+# the same tree without the series.  Output is KTAP; the last line is the
+# branch summary.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+STATE_NAME=.mm-backport-kit
+TESTNUM=0
+PASSED=0
+FAILED=0
+
+# ktap ok|not-ok NAME [DIAGNOSTIC]: one KTAP result line plus diagnostics
+ktap() {
+	TESTNUM=$((TESTNUM + 1))
+	if [ "$1" = ok ]; then
+		PASSED=$((PASSED + 1))
+		echo "ok $TESTNUM $2"
+	else
+		FAILED=$((FAILED + 1))
+		echo "not ok $TESTNUM $2"
+	fi
+	[ -z "${3:-}" ] || printf '%s\n' "$3" | sed 's/^/# /'
+}
+
+applied_patches() {
+	cat "$TREE/$STATE_NAME/pc/applied-patches" 2>/dev/null || true
+}
+
+# baseline_tree: the same tree without the series (a hard-link copy with
+# the series popped; quilt restores by rename, so TREE is never touched)
+baseline_tree() {
+	local base f
+	if [ "$TREE" = "$(cd "$CACHE_DIR/work/$BRANCH/patched" 2>/dev/null && pwd)" ]; then
+		pristine_dir "$BRANCH"
+		return
+	fi
+	base=$CACHE_DIR/work/check-base/$(printf '%s' "$TREE" | sha256sum | cut -c1-12)
+	rm -rf "$base"
+	mkdir -p "$(dirname "$base")"
+	cp -al "$TREE" "$base"
+	for f in $(touched_files) $(cd "$TREE" && find "$STATE_NAME" -type f); do
+		[ -f "$base/$f" ] || continue
+		cp -p "$TREE/$f" "$base/$f.kit-copy" && mv -f "$base/$f.kit-copy" "$base/$f"
+	done
+	"$KIT_DIR/scripts/apply.sh" unapply "$base" >/dev/null 2>&1 ||
+		die "could not rebuild the unpatched baseline of $TREE in $base"
+	printf '%s\n' "$base"
+}
+
+touched_files() {
+	local name
+	for name in $(applied_patches); do
+		patch_files "$KIT_DIR/backports/$BRANCH/$name"
+	done | sort -u
+}
+
+touched_objects() {
+	touched_files | sed -n 's/\.c$/.o/p'
+}
+
+check_checkpatch() {
+	local name out
+	for name in $(applied_patches); do
+		out=$(cd "$TREE" && perl scripts/checkpatch.pl --no-tree -q --no-summary \
+			--ignore "$CHECKPATCH_IGNORE" "$KIT_DIR/backports/$BRANCH/$name" 2>&1) || true
+		if [ -z "$out" ]; then
+			ktap ok "checkpatch $name"
+		else
+			ktap not-ok "checkpatch $name" "$out"
+		fi
+	done
+}
+
+# normalise warnings so that line shifts do not count as new warnings
+normalise() {
+	sed -nE 's/^([^ :]+):[0-9]+:[0-9]+: (warning|error): /\1: \2: /p' | sort
+}
+
+# build_objects SRC OBJDIR LOG: W=1 compile, then sparse, of the touched objects
+build_objects() {
+	local src=$1 obj=$2 log=$3 o rc=0
+	for o in $(touched_objects); do rm -f "$obj/$o"; done
+	"$KIT_DIR/scripts/kbuild.sh" "$src" "$obj" W=1 $(touched_objects) > "$log.w1" 2>&1 || rc=$?
+	echo "$rc" > "$log.w1.rc"
+	rc=0
+	"$KIT_DIR/scripts/kbuild.sh" "$src" "$obj" W=1 C=2 CHECK="$SPARSE" $(touched_objects) > "$log.sparse" 2>&1 || rc=$?
+	echo "$rc" > "$log.sparse.rc"
+}
+
+# compare_warnings KIND OBJECT
+compare_warnings() {
+	local kind=$1 o=$2 file=${2%.o}.c new rc
+	rc=$(cat "$LOGDIR/patched.$kind.rc")
+	new=$(comm -13 <(grep -F "$file:" "$LOGDIR/unpatched.$kind" | normalise) \
+		       <(grep -F "$file:" "$LOGDIR/patched.$kind" | normalise))
+	if [ "$rc" != 0 ] && [ "$kind" = w1 ] && ! grep -q "CC *$o" "$LOGDIR/patched.w1"; then
+		ktap not-ok "$kind $o" "$(tail -n 5 "$LOGDIR/patched.$kind")"
+	elif [ -n "$new" ]; then
+		ktap not-ok "$kind $o" "new warnings: $new"
+	elif [ "$rc" != 0 ]; then
+		ktap not-ok "$kind $o" "$(grep -E 'error|Error' "$LOGDIR/patched.$kind" | head -n 5)"
+	else
+		ktap ok "$kind $o"
+	fi
+}
+
+main() {
+	local dir=${1:-} base o nobj objdir
+	[ -n "$dir" ] || die "no tree given; set KDIR= or BRANCH="
+	TREE=$(cd "$dir" 2>/dev/null && pwd) || die "KDIR=$dir does not exist; point KDIR= at a kernel source tree"
+	BRANCH=$(tree_branch "$TREE")
+	[ -n "$(applied_patches)" ] ||
+		die "the kit's series is not applied to $TREE; run 'make apply KDIR=$TREE' first"
+	# checkpatch reads "commit <sha> upstream." as a reference to a commit
+	# it cannot verify without git; the stable rules want that line as is.
+	CHECKPATCH_IGNORE=GIT_COMMIT_ID
+	SPARSE=$("$KIT_DIR/scripts/sparse.sh")
+	LOGDIR=$OUT_DIR/check/$BRANCH
+	mkdir -p "$LOGDIR"
+	nobj=$(touched_objects | wc -l)
+	echo "KTAP version 1"
+	echo "# check: Linux $(kernel_version "$TREE") ($BRANCH) in $TREE"
+	echo "1..$(( $(applied_patches | wc -l) + 2 * nobj ))"
+	check_checkpatch
+	base=$(baseline_tree)
+	if [ "$base" = "$(pristine_dir "$BRANCH")" ]; then
+		objdir=$CACHE_DIR/build/$BRANCH	# shared with make boot
+	else
+		objdir=$CACHE_DIR/build/check-$(printf '%s' "$TREE" | sha256sum | cut -c1-12)
+	fi
+	progress "check: W=1 + sparse of $nobj objects without the series ($base)"
+	build_objects "$base" "$objdir-unpatched" "$LOGDIR/unpatched"
+	progress "check: W=1 + sparse of $nobj objects with the series"
+	build_objects "$TREE" "$objdir-patched" "$LOGDIR/patched"
+	for o in $(touched_objects); do
+		compare_warnings w1 "$o"
+		compare_warnings sparse "$o"
+	done
+	echo "# $BRANCH: $PASSED passed, $FAILED failed"
+	[ "$FAILED" -eq 0 ]
+}
+
+main "$@"

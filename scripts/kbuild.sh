@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# kbuild.sh SRC OBJ [make targets/args...] - build the kit's small test kernel.
+#
+# OBJ/.config is tinyconfig + configs/base.config + configs/debug.config (+ the
+# fragments named in KCONFIG_FRAGMENTS, space separated), produced in one
+# allnoconfig pass with KCONFIG_ALLCONFIG (what tinyconfig + merge_config.sh
+# do, without writing into SRC).  It is regenerated only when that input
+# changed; every "=y" of the fragments is then checked in OBJ/.config (a symbol
+# the branch has no Kconfig entry for is skipped).  The build runs
+# make -C SRC O=OBJ CC="ccache gcc" with ccache in the kit cache; make decides
+# what to rebuild.  Default targets: bzImage modules.  SRC is never written.
+set -eu
+set -o pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ $# -ge 2 ] || die "usage: kbuild.sh SRC OBJ [make targets/args...]"
+SRC=$1
+OBJ=$2
+shift 2
+[ -f "$SRC/Makefile" ] || die "SRC=$SRC is not a kernel tree (no Makefile)"
+SRC=$(cd "$SRC" && pwd)
+mkdir -p "$OBJ"
+OBJ=$(cd "$OBJ" && pwd)
+[ "$SRC" != "$OBJ" ] || die "OBJ must differ from SRC (SRC is never written)"
+[ $# -gt 0 ] || set -- bzImage modules
+
+export CCACHE_DIR=${CCACHE_DIR:-$CACHE_DIR/ccache}
+mkdir -p "$CCACHE_DIR"
+command -v ccache >/dev/null || die "ccache not installed (apt-get install ccache)"
+KCC="ccache gcc"
+JOBS=${JOBS:-$(nproc)}
+
+fragments="$KIT_DIR/configs/base.config $KIT_DIR/configs/debug.config ${KCONFIG_FRAGMENTS:-}"
+for f in $fragments; do
+	[ -f "$f" ] || die "config fragment $f does not exist (KCONFIG_FRAGMENTS=${KCONFIG_FRAGMENTS:-})"
+done
+
+# The allconfig input: the tree's own tinyconfig fragments, then ours (later wins).
+allconfig_new=$OBJ/.kit-allconfig.new
+{
+	for f in kernel/configs/tiny-base.config kernel/configs/tiny.config \
+		 arch/x86/configs/tiny.config; do
+		[ -f "$SRC/$f" ] || continue
+		printf '# ---- %s (tree)\n' "$f"
+		cat "$SRC/$f"
+	done
+	for f in $fragments; do
+		printf '# ---- %s\n' "$f"
+		cat "$f"
+	done
+} > "$allconfig_new"
+
+# kconfig_has SYMBOL: the tree defines the symbol somewhere in a Kconfig file
+kconfig_has() {
+	grep -rqsE --include='Kconfig*' "^[[:space:]]*(menu)?config[[:space:]]+$1[[:space:]]*$" \
+		"$SRC/arch/x86" "$SRC/init" "$SRC/kernel" "$SRC/mm" "$SRC/lib" "$SRC/fs" \
+		"$SRC/drivers/tty" "$SRC/usr" "$SRC/security" "$SRC/Kconfig" 2>/dev/null
+}
+
+verify_config() {
+	local f sym missing=
+	for f in $fragments; do
+		for sym in $(sed -n 's/^CONFIG_\([A-Za-z0-9_]*\)=y[[:space:]]*$/\1/p' "$f"); do
+			grep -qx "CONFIG_$sym=y" "$OBJ/.config" && continue
+			if kconfig_has "$sym"; then
+				missing="$missing CONFIG_$sym(${f##*/})"
+			fi
+		done
+	done
+	[ -z "$missing" ] ||
+		die "required option(s) not =y in $OBJ/.config after the merge:$missing; check their dependencies in $SRC (make -C $SRC O=$OBJ menuconfig, search the symbol)"
+}
+
+if [ -f "$OBJ/.config" ] && [ -f "$OBJ/.kit-allconfig" ] &&
+   cmp -s "$allconfig_new" "$OBJ/.kit-allconfig"; then
+	rm -f "$allconfig_new"
+	progress "kbuild: $OBJ/.config up to date"
+else
+	progress "kbuild: generating $OBJ/.config (tinyconfig + ${fragments# })"
+	# If a previous .config exists, keep its mtime when the result is identical
+	# so that make sees nothing new.
+	[ -f "$OBJ/.config" ] && cp -p "$OBJ/.config" "$OBJ/.config.kit-prev"
+	make -s -C "$SRC" O="$OBJ" CC="$KCC" KCONFIG_ALLCONFIG="$allconfig_new" allnoconfig \
+		> "$OBJ/.kit-kconfig.log" 2>&1 ||
+		{ cat "$OBJ/.kit-kconfig.log" >&2; die "kconfig failed (log: $OBJ/.kit-kconfig.log)"; }
+	if [ -f "$OBJ/.config.kit-prev" ] && cmp -s "$OBJ/.config" "$OBJ/.config.kit-prev"; then
+		mv "$OBJ/.config.kit-prev" "$OBJ/.config"
+	else
+		rm -f "$OBJ/.config.kit-prev"
+	fi
+	verify_config
+	mv "$allconfig_new" "$OBJ/.kit-allconfig"
+fi
+verify_config
+
+progress "kbuild: make -C $SRC O=$OBJ -j$JOBS $* (log: $OBJ/kbuild.log)"
+start=$(date +%s)
+make -C "$SRC" O="$OBJ" CC="$KCC" -j"$JOBS" "$@" 2>&1 | tee "$OBJ/kbuild.log" |
+	sed -u -E '/^make(\[[0-9]+\])?: (Entering|Leaving) directory/d' >&2 ||
+	die "kernel build failed: make -C $SRC O=$OBJ $* (log: $OBJ/kbuild.log)"
+progress "kbuild: done in $(( $(date +%s) - start ))s: $OBJ"
