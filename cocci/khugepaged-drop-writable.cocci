@@ -63,23 +63,37 @@ trace_mm_khugepaged_scan_pmd(E1, E2,
 -	writable,
 	E3, E4, E5, E6)
 
-@w_ctx depends on context || report@
+@w_ctx depends on context@
+symbol writable, true, false;
+@@
+
+(
+* bool writable = false;
+|
+* writable = true
+|
+* trace_mm_collapse_huge_page_isolate(...,writable,...)
+|
+* trace_mm_khugepaged_scan_pmd(...,writable,...)
+)
+
+@w_rep depends on report@
 symbol writable, true, false;
 position p;
 @@
 
 (
-* bool writable@p = false;
+  bool writable@p = false;
 |
-* writable@p = true
+  writable@p = true
 |
-* trace_mm_collapse_huge_page_isolate(...,writable@p,...)
+  trace_mm_collapse_huge_page_isolate(...,writable@p,...)
 |
-* trace_mm_khugepaged_scan_pmd(...,writable@p,...)
+  trace_mm_khugepaged_scan_pmd(...,writable@p,...)
 )
 
 @script:python depends on report@
-p << w_ctx.p;
+p << w_rep.p;
 @@
 
 coccilib.report.print_report(p[0], "khugepaged still tracks writable PTEs (upstream 473b73222f3d)")

@@ -42,14 +42,19 @@ case ...: ...
 case ...: ...
 }
 
-@ro_ctx depends on context || report@
+@ro_ctx depends on context@
+@@
+
+* SCAN_PAGE_RO
+
+@ro_rep depends on report@
 position p;
 @@
 
-* SCAN_PAGE_RO@p
+  SCAN_PAGE_RO@p
 
 @script:python depends on report@
-p << ro_ctx.p;
+p << ro_rep.p;
 @@
 
 coccilib.report.print_report(p[0], "SCAN_PAGE_RO is still produced or handled (upstream 62b98015d988)")

@@ -50,14 +50,29 @@ symbol ret;
 - !(ret & (VM_FAULT_WRITE | VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV | VM_FAULT_OOM))
 + !(ret & (VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV | VM_FAULT_OOM))
 
-@k_ctx depends on context || report@
+@k_ctx depends on context@
+@@
+
+break_ksm(...)
+{
+  <...
+* VM_FAULT_WRITE
+  ...>
+}
+
+@k_rep depends on report@
 position p;
 @@
 
-* VM_FAULT_WRITE@p
+break_ksm(...)
+{
+  <...
+  VM_FAULT_WRITE@p
+  ...>
+}
 
 @script:python depends on report@
-p << k_ctx.p;
+p << k_rep.p;
 @@
 
 coccilib.report.print_report(p[0], "VM_FAULT_WRITE used (break_ksm: upstream 58f595c66591)")

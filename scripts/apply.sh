@@ -59,7 +59,7 @@ report() {
 # journal_files -> files the effective series touches
 journal_files() {
 	local name
-	for name in $(series_patches "$STATE/series.new"); do
+	for name in $(series_patches "$NEW_SERIES"); do
 		patch_files "$SERIES_DIR/$name"
 	done | sort -u
 }
@@ -104,6 +104,7 @@ recover_interrupted() {
 	if [ -d "$STATE/journal" ]; then
 		warn "$TREE: an earlier apply was interrupted; restoring the tree from the kit's journal"
 		restore_journal
+		RECOVERED=1
 	elif [ -d "$STATE" ] && [ ! -s "$STATE/pc/applied-patches" ]; then
 		rm -rf "$STATE"		# killed before the journal existed
 	fi
@@ -126,7 +127,10 @@ require_writable() {
 		fi
 		[ -z "$bad" ] || break
 	done
-	if [ -z "$bad" ] && ! ( mkdir -p "$STATE" && touch "$STATE/.probe" && rm "$STATE/.probe" ) 2>/dev/null; then
+	if [ -z "$bad" ] && [ -z "$(find "$TREE" -maxdepth 0 -perm -u+w)" ]; then
+		bad=.
+	fi
+	if [ -z "$bad" ] && ! ( touch "$TREE/$STATE_NAME.probe" && rm "$TREE/$STATE_NAME.probe" ) 2>/dev/null; then
 		bad=.
 	fi
 	[ -z "$bad" ] ||
@@ -138,7 +142,7 @@ require_clean() {
 	local f dirty= pristine
 	[ "${FORCE:-0}" = 1 ] && return 0
 	if git -C "$TREE" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-		dirty=$(cd "$TREE" && git status --porcelain -- $(journal_files) | awk '{print $2}' | head -n1)
+		dirty=$(cd "$TREE" && git --no-optional-locks status --porcelain -- $(journal_files) | awk '{print $2}' | head -n1)
 	else
 		pristine=$(pristine_dir "$BRANCH")
 		if [ -f "$pristine/Makefile" ] &&
@@ -184,16 +188,18 @@ do_apply() {
 		info "$TREE: series for $BRANCH already applied ($(wc -l < "$STATE/pc/applied-patches") patches); nothing to do"
 		return 2
 	fi
-	mkdir -p "$STATE"
-	effective_series "$BRANCH" "$TREE" > "$STATE/series.new"
-	if [ ! -s "$STATE/series.new" ]; then
-		rm -rf "$STATE"
+	NEW_SERIES=$(mktemp)
+	trap 'rm -f "$NEW_SERIES"' EXIT
+	effective_series "$BRANCH" "$TREE" > "$NEW_SERIES"
+	if [ ! -s "$NEW_SERIES" ]; then
 		info "$TREE: every patch of the $BRANCH series is already upstream; nothing to do"
 		return 2
 	fi
 	require_writable
 	require_clean
 	trap 'restore_journal; die "interrupted; $TREE restored"' INT TERM HUP
+	mkdir -p "$STATE"
+	cp "$NEW_SERIES" "$STATE/series.new"
 	write_journal
 	mv "$STATE/series.new" "$STATE/series"
 	log=$STATE/push.log
@@ -223,6 +229,10 @@ do_unapply() {
 	recover_interrupted
 	if ! is_applied; then
 		rm -rf "$STATE"
+		if [ "${RECOVERED:-0}" = 1 ]; then
+			info "$TREE: restored to its state before the interrupted apply"
+			return 0
+		fi
 		info "$TREE: kit series not applied; nothing to do"
 		return 2
 	fi

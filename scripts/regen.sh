@@ -19,6 +19,7 @@
 # Environment: SPATCH (default spatch), MMBK_CACHE (see scripts/lib.sh).
 set -eu
 
+# shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 usage() {
@@ -68,7 +69,7 @@ recipe_steps() {
 
 # run_step FILE STEP: run one recipe step on $tmp/tree/FILE, in place
 run_step() {
-	local f=$tmp/tree/$1 step=$COCCI_DIR/$2
+	local f=$tmp/tree/$1 step=$COCCI_DIR/$2 want got
 	[ -f "$step" ] || die "recipe step $2 not found in $COCCI_DIR"
 	cp "$f" "$tmp/step.before"
 	case $step in
@@ -85,6 +86,15 @@ run_step() {
 	esac
 	cmp -s "$tmp/step.before" "$f" &&
 		die "$2 did not change $1 on $branch: the code no longer has the expected shape"
+	# a sed script may declare "# lines: -R +A" (lines removed/added):
+	# a partial match is an error, not a half-done edit
+	want=$(sed -n 's/^# lines: \(-[0-9]* +[0-9]*\)$/\1/p' "$step")
+	if [ -n "$want" ]; then
+		got=$(LC_ALL=C diff "$tmp/step.before" "$f" |
+			awk '/^</ { r++ } /^>/ { a++ } END { printf "-%d +%d", r, a }')
+		[ "$got" = "$want" ] ||
+			die "$2 changed $got lines of $1 on $branch, expected $want: the code no longer has the expected shape"
+	fi
 	return 0
 }
 

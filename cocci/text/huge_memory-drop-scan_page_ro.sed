@@ -4,4 +4,5 @@
 # __print_symbolic() names (the enumerator itself goes in
 # khugepaged-drop-writable.cocci). TRACE_EVENT() headers are not parseable
 # by spatch, hence a textual edit.
+# lines: -1 +0
 /^\tEM( SCAN_PAGE_RO,\t*"no_writable_page")\t*\\$/d

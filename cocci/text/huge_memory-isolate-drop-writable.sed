@@ -3,6 +3,7 @@
 # part of upstream 473b73222f3d: remove the `writable` argument, field,
 # assignment and output of TRACE_EVENT(mm_collapse_huge_page_isolate).
 # Works with both the page (5.10 .. 6.12) and the folio (6.13+) form.
+# lines: -6 +3
 /^TRACE_EVENT(mm_collapse_huge_page_isolate,$/,/^);$/{
 s/^\(\t\t int referenced\), bool  writable, int status),$/\1, int status),/
 s/^\(\tTP_ARGS(\(page\|folio\), none_or_zero, referenced\), writable, status),$/\1, status),/

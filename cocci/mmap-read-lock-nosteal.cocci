@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/// Code that drops the mmap read lock because mmap_lock_is_contended() and
+/// then takes it again should retake it with mmap_read_lock_nosteal() or
+/// mmap_read_lock_killable_nosteal(): the plain variants may steal the lock
+/// back ahead of the writer it was dropped for.
+///
+/// Carries the caller part of "mm: add and use
+/// mmap_read_lock[_killable]_nosteal() on contention" (patches/0007-*,
+/// kernel/bpf/task_iter.c). The mm/mmap_lock.c hunk of that patch (the
+/// lock_next_vma() fallback, 7.2 only) is not a contention-relock of this
+/// shape and is written by hand.
+//
+// Confidence: High
+// Comments: Matches any mmap_read_lock[_killable](mm) inside the body of an
+//  `if (mmap_lock_is_contended(mm))` (with or without else); the lock must
+//  have been dropped there, as it cannot be taken twice. Also matches
+//  show_smaps_rollup() of 5.10 .. 6.12, which the kit leaves alone to stay in
+//  line with mainline (there the relock goes through lock_ctx_mm()); run it
+//  on the files you mean to convert. Requires the nosteal wrappers of
+//  include/linux/mmap_lock.h (patches/0006-*, 0007-*).
+// Options: --no-includes --include-headers --macro-file cocci/macros.h
+
+virtual patch
+virtual context
+virtual org
+virtual report
+
+@depends on patch@
+expression mm;
+statement S;
+@@
+(
+if (mmap_lock_is_contended(mm)) {
+  <...
+(
+- mmap_read_lock_killable(mm)
++ mmap_read_lock_killable_nosteal(mm)
+|
+- mmap_read_lock(mm)
++ mmap_read_lock_nosteal(mm)
+)
+  ...>
+}
+|
+if (mmap_lock_is_contended(mm)) {
+  <...
+(
+- mmap_read_lock_killable(mm)
++ mmap_read_lock_killable_nosteal(mm)
+|
+- mmap_read_lock(mm)
++ mmap_read_lock_nosteal(mm)
+)
+  ...>
+} else S
+)
+
+@depends on context@
+expression mm;
+statement S;
+@@
+(
+if (mmap_lock_is_contended(mm)) {
+  <...
+(
+* mmap_read_lock_killable(mm)
+|
+* mmap_read_lock(mm)
+)
+  ...>
+}
+|
+if (mmap_lock_is_contended(mm)) {
+  <...
+(
+* mmap_read_lock_killable(mm)
+|
+* mmap_read_lock(mm)
+)
+  ...>
+} else S
+)
+
+@r depends on org || report@
+expression mm;
+statement S;
+position p;
+@@
+(
+if (mmap_lock_is_contended(mm)) {
+  <...
+(
+  mmap_read_lock_killable@p(mm)
+|
+  mmap_read_lock@p(mm)
+)
+  ...>
+}
+|
+if (mmap_lock_is_contended(mm)) {
+  <...
+(
+  mmap_read_lock_killable@p(mm)
+|
+  mmap_read_lock@p(mm)
+)
+  ...>
+} else S
+)
+
+@script:python depends on org@
+p << r.p;
+@@
+coccilib.org.print_todo(p[0], "mmap read lock retaken after contention: use the _nosteal variant")
+
+@script:python depends on report@
+p << r.p;
+@@
+coccilib.report.print_report(p[0], "mmap read lock retaken after contention: use the _nosteal variant")

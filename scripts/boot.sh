@@ -1,0 +1,187 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# boot.sh - build a branch's test kernel, boot it in qemu (TCG) with the
+# shared C suite in an initramfs, and judge the KTAP it prints.
+#
+#   BRANCH=<b> [PATCHED=1|0] scripts/boot.sh      (make boot BRANCH=.. PATCHED=..)
+#   KDIR=<tree> [PATCHED=1|0] scripts/boot.sh     (any tree; PATCHED picks the
+#                                                  expectation column)
+# Environment: KMODS="a.ko b.ko" (insmod'ed before the suite; their kernel-log
+# KTAP is a subtest), BOOT_TIMEOUT (s, default 240), TEST_TIMEOUT (s per test
+# binary, default 150), QEMU_MEM (default 1024M), KCONFIG_FRAGMENTS (extra).
+#
+# The verdict: every case's result must equal tests/suite/expect.table
+# (unpatched baselines are expected to fail where the series changes the
+# kernel), every test binary must finish, the run must reach its end, and the
+# kernel log must hold no oops, lockdep splat, BUG, WARNING or panic.
+# Logs: out/boot/<branch>-<patched|unpatched>.log (serial console),
+# .result (case, result, expected, status; metrics; verdict).
+set -eu
+set -o pipefail
+. "$(dirname "$0")/lib.sh"
+
+PATCHED=${PATCHED:-1}
+case $PATCHED in
+1|yes|y|true) variant=patched ;;
+0|no|n|false) variant=unpatched ;;
+*) die "PATCHED=$PATCHED: use PATCHED=1 (branch series applied) or PATCHED=0 (pristine)" ;;
+esac
+BOOT_TIMEOUT=${BOOT_TIMEOUT:-240}
+QEMU_MEM=${QEMU_MEM:-1024M}
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)"
+
+# --- source tree and build dir ---------------------------------------------
+if [ -n "${KDIR:-}" ]; then
+	SRC=$(cd "$KDIR" 2>/dev/null && pwd) || die "KDIR=$KDIR does not exist; point KDIR= at a kernel source tree"
+	branch=$(tree_branch "$SRC")
+	[ -z "${BRANCH:-}" ] || [ "$BRANCH" = "$branch" ] ||
+		die "KDIR=$KDIR is branch $branch but BRANCH=$BRANCH; drop BRANCH= or fix KDIR="
+	tag=$branch-kdir-$(printf '%s' "$SRC" | sha256sum | cut -c1-8)
+	logtag=$branch-kdir-$variant
+else
+	branch=${BRANCH:-$DEFAULT_BRANCH}
+	require_branch "$branch"
+	tag=$branch-$variant
+	logtag=$tag
+	if [ "$variant" = patched ] && [ -z "$(series_patches "$(series_file "$branch")")" ]; then
+		# nothing to carry (all upstream): the patched kernel is the pristine one
+		progress "boot: $branch series is empty: patched kernel = pristine kernel"
+		variant_src=unpatched
+		tag=$branch-unpatched
+	else
+		variant_src=$variant
+	fi
+	SRC=$("$KIT_DIR/scripts/worktree.sh" "$branch" "$variant_src" | tail -n1)
+	[ -f "$SRC/Makefile" ] || die "worktree.sh gave no tree for $branch $variant_src"
+fi
+OBJ=$CACHE_DIR/build/$tag
+BOOT_DIR=$OUT_DIR/boot
+mkdir -p "$BOOT_DIR"
+LOG=$BOOT_DIR/$logtag.log
+RESULT=$BOOT_DIR/$logtag.result
+EXPECT=$KIT_DIR/tests/suite/expect.table
+
+# --- build -------------------------------------------------------------------
+progress "boot: $branch $variant: kernel from $SRC"
+t0=$(date +%s)
+"$KIT_DIR/scripts/kbuild.sh" "$SRC" "$OBJ" bzImage
+build_s=$(( $(date +%s) - t0 ))
+KIMG=$OBJ/arch/x86/boot/bzImage
+[ -f "$KIMG" ] || die "no $KIMG after the build"
+
+progress "boot: building the C suite"
+make -s -C "$KIT_DIR/tests/suite" O="$OUT_DIR/suite" >&2 ||
+	die "building tests/suite failed"
+# shellcheck disable=SC2086
+"$KIT_DIR/scripts/initramfs.sh" "$BOOT_DIR/$logtag.cpio" "$OUT_DIR/suite" ${KMODS:-}
+
+# --- boot --------------------------------------------------------------------
+progress "boot: qemu (tcg, 2 cpus, $QEMU_MEM, timeout ${BOOT_TIMEOUT}s) -> $LOG"
+t0=$(date +%s)
+qrc=0
+timeout -k 5 "$BOOT_TIMEOUT" qemu-system-x86_64 -accel tcg -smp 2 -m "$QEMU_MEM" \
+	-kernel "$KIMG" -initrd "$BOOT_DIR/$logtag.cpio" \
+	-append "console=ttyS0 panic=-1 rdinit=/init transparent_hugepage=madvise" \
+	-display none -monitor none -serial stdio -no-reboot </dev/null 2>&1 |
+	tr -d '\r' | tee "$LOG" |
+	grep --line-buffered -E '^ *(KTAP version|# Subtest:|(not )?ok [0-9]+ |# (collapse_seconds|writer_latency_us|SKIP))|MMBK-|Kernel panic|BUG:|WARNING:' >&2 ||
+	qrc=$?
+boot_s=$(( $(date +%s) - t0 ))
+# pipefail: the status is timeout's (124 = timed out) or grep's (1 = no line)
+timed_out=0
+grep -q '^MMBK-END' "$LOG" || timed_out=1
+
+# --- judge -------------------------------------------------------------------
+# splats: kernel lines (printk timestamp) only, so test output cannot match
+splat_re='Oops|BUG:|WARNING:|Kernel panic|INFO: |possible recursive locking|WARNING: possible circular|general protection fault|Call Trace:|UBSAN:|kernel BUG at'
+splats=$(grep -nE "^\[ *[0-9]+\.[0-9]+\] .*($splat_re)" "$LOG" || true)
+
+awk -v branch="$branch" -v variant="$variant" -v expfile="$EXPECT" \
+    -v timed_out="$timed_out" -v build_s="$build_s" -v boot_s="$boot_s" '
+function expected(c,   k) {
+	k = c SUBSEP branch
+	if (k in exp) return exp[k]
+	k = c SUBSEP "*"
+	if (k in exp) return exp[k]
+	return "pass"
+}
+BEGIN {
+	col = (variant == "patched") ? 4 : 3
+	while ((getline line < expfile) > 0) {
+		sub(/#.*/, "", line)
+		if (split(line, f, " ") < 4) continue
+		c = f[1]; b = f[2]; r = f[col]
+		exp[c, b] = r
+		if (b == branch || b == "*") listed[c] = 1
+	}
+}
+/^\[ *[0-9]+\.[0-9]+\] / { next }		# kernel log
+/^    # Subtest: / { sub_name = $3; next }
+/^    (not )?ok [0-9]+ / {
+	line = $0; sub(/^    /, "", line)
+	res = (line ~ /^not ok/) ? "fail" : (line ~ /# SKIP/) ? "skip" : "pass"
+	sub(/^(not )?ok [0-9]+ /, "", line); sub(/ *#.*/, "", line)
+	c = sub_name "." line
+	if (!(c in result)) order[++ncase] = c
+	result[c] = res
+	leaf_fail[sub_name] += (res == "fail")
+	next
+}
+/^(not )?ok [0-9]+ / {
+	line = $0
+	res = (line ~ /^not ok/) ? "fail" : (line ~ /# SKIP/) ? "skip" : "pass"
+	sub(/^(not )?ok [0-9]+ /, "", line); sub(/ *#.*/, "", line)
+	top[line] = res; ntop++
+	next
+}
+/^    # (collapse_seconds|writer_latency_us): / {
+	m = $0; sub(/^    # /, "", m); metrics = metrics sub_name "." m "\n"; next
+}
+/^1\.\.[0-9]+$/ { plan = substr($0, 4) + 0 }
+END {
+	bad = 0
+	for (i = 1; i <= ncase; i++) {
+		c = order[i]; e = expected(c); r = result[c]
+		st = (r == e) ? ((r == "fail") ? "expected-fail" : "ok") : \
+		     (e == "fail" && r == "pass") ? "UNEXPECTED-PASS" : "MISMATCH"
+		if (r != e) bad++
+		cnt[r]++; if (r == "fail" && e == "fail") xfail++
+		printf "case %-40s %-5s expected %-5s %s\n", c, r, e, st
+	}
+	for (c in listed) if (!(c in result) && expected(c) != "pass") {
+		printf "case %-40s %-5s expected %-5s MISSING\n", c, "none", expected(c); bad++
+	}
+	for (t in top) if (top[t] == "fail" && !leaf_fail[t]) {
+		printf "case %-40s %-5s expected %-5s CRASHED (binary failed without a failing case)\n", t, "fail", "pass"; bad++
+	}
+	if (plan == 0 || ntop < plan) {
+		printf "run: %d of %d test binaries reported\n", ntop, plan; bad++
+	}
+	if (timed_out) { print "run: did not reach MMBK-END (timeout, panic or hang)"; bad++ }
+	printf "%s", metrics
+	printf "counts: %d cases: %d pass, %d fail (%d expected), %d skip\n", ncase, cnt["pass"], cnt["fail"], xfail, cnt["skip"]
+	printf "times: build %ds boot %ds\n", build_s, boot_s
+	printf "mismatches: %d\n", bad
+}' "$LOG" > "$RESULT"
+
+nsplat=0
+if [ -n "$splats" ]; then
+	nsplat=$(printf '%s\n' "$splats" | wc -l)
+	printf '%s\n' "---- kernel splats in $LOG ----" >&2
+	# each splat with its context (up to 40 lines after the first match)
+	first=$(printf '%s\n' "$splats" | head -n1 | cut -d: -f1)
+	sed -n "$first,$((first + 40))p" "$LOG" >&2
+	printf '%s\n' "---- ($nsplat matching lines; all in $LOG) ----" >&2
+fi
+echo "splats: $nsplat" >> "$RESULT"
+
+mism=$(sed -n 's/^mismatches: //p' "$RESULT")
+if [ "$mism" = 0 ] && [ "$nsplat" = 0 ]; then verdict=PASS; else verdict=FAIL; fi
+echo "verdict: $verdict" >> "$RESULT"
+
+printf '\n' >&2
+grep -E '^(case|run:|counts:|times:)|\.(collapse_seconds|writer_latency_us):' "$RESULT" >&2
+counts=$(sed -n 's/^counts: //p' "$RESULT")
+printf 'boot %s %s: %s (%s; splats %d; build %ds, boot %ds; log %s)\n' \
+	"$branch" "$variant" "$verdict" "$counts" "$nsplat" "$build_s" "$boot_s" "$LOG"
+[ "$verdict" = PASS ]

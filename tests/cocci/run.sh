@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# run.sh - test cases for the kit's semantic patches and textual edits.
+#
+# A case is an input file and the expected output next to it:
+#   tests/cocci/NAME.VARIANT.c   + .res  -> cocci/NAME.cocci  (spatch -D patch)
+#   tests/cocci/text/NAME.VARIANT.{c,h} + .res -> cocci/text/NAME.sed (sed -f)
+# VARIANT names the code shape (v5_10, v6_12, page, folio, ...). A case whose
+# .res equals its input checks that the step leaves that shape alone.
+#
+# usage: tests/cocci/run.sh [PATTERN]   (only cases whose name contains PATTERN)
+# Output is KTAP; the exit status is 1 if any case fails.
+set -eu
+
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/../../scripts/lib.sh"
+
+SPATCH=${SPATCH:-spatch}
+TESTS=$KIT_DIR/tests/cocci
+COCCI_DIR=$KIT_DIR/cocci
+SPATCH_OPTS="--very-quiet --no-includes --include-headers --macro-file $COCCI_DIR/macros.h -D patch"
+pattern=${1:-}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cocci-tests.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+cases=()
+for input in "$TESTS"/*.c "$TESTS"/text/*.c "$TESTS"/text/*.h; do
+	[ -f "$input" ] || continue
+	[ -f "${input%.*}.res" ] || continue
+	case ${input##*/} in *"$pattern"*) ;; *) continue ;; esac
+	cases+=("$input")
+done
+
+printf 'TAP version 13\n1..%d\n' "${#cases[@]}"
+n=0
+failed=0
+for input in "${cases[@]}"; do
+	n=$((n + 1))
+	file=${input##*/}
+	name=${file%%.*}
+	res=${input%.*}.res
+	out=$tmp/$n.out
+	case $input in
+	"$TESTS"/text/*)
+		step=$COCCI_DIR/text/$name.sed
+		label=text/${file%.*}
+		;;
+	*)
+		step=$COCCI_DIR/$name.cocci
+		label=${file%.*}
+		;;
+	esac
+	if [ ! -f "$step" ]; then
+		printf 'not ok %d %s # no step %s\n' "$n" "$label" "${step#"$KIT_DIR"/}"
+		failed=1
+		continue
+	fi
+	case $step in
+	*.cocci)
+		if ! command -v "$SPATCH" >/dev/null; then
+			printf 'ok %d %s # SKIP spatch not installed\n' "$n" "$label"
+			continue
+		fi
+		# a private .c copy, rewritten in place (-o refuses to write
+		# when nothing changed)
+		out=$tmp/$n.c
+		cp "$input" "$out"
+		# shellcheck disable=SC2086
+		if ! "$SPATCH" $SPATCH_OPTS --sp-file "$step" --in-place "$out" \
+			>"$tmp/$n.log" 2>&1; then
+			printf 'not ok %d %s # spatch failed\n' "$n" "$label"
+			sed 's/^/# /' "$tmp/$n.log"
+			failed=1
+			continue
+		fi
+		;;
+	*.sed)
+		sed -f "$step" "$input" >"$out"
+		;;
+	esac
+	if cmp -s "$res" "$out"; then
+		printf 'ok %d %s\n' "$n" "$label"
+	else
+		printf 'not ok %d %s\n' "$n" "$label"
+		diff -u --label expected --label got "$res" "$out" | sed 's/^/# /'
+		failed=1
+	fi
+done
+exit $failed

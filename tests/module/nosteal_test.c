@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nosteal_test.c - check the semantics of down_read[_killable]_nosteal()
+ *
+ * Loaded into a kernel that carries the "locking/rwsem: add
+ * down_read[_killable]_nosteal()" patch of mm-backport-kit, it runs its tests
+ * from module init and reports them in KTAP to the kernel log:
+ *
+ *   1 down_read_nosteal_uncontended
+ *	the lock is taken at once when nobody waits
+ *   2 down_read_steals_from_queued_writer
+ *	down_read() behaves as before: a reader that drops the lock while a
+ *	writer is queued and takes it right back gets it ahead of the writer
+ *	(with PREEMPT_RT, rwbase readers never do that: there the expectation
+ *	is that the writer goes first, as before)
+ *   3 down_read_nosteal_waits_for_queued_writer
+ *	the same with down_read_nosteal(): the writer has had the lock by the
+ *	time the reader gets it
+ *   4 down_read_killable_nosteal_waits_for_queued_writer
+ *	the same with down_read_killable_nosteal()
+ *   5 down_read_killable_nosteal_fatal_signal
+ *	down_read_killable_nosteal() blocked behind a writer returns -EINTR
+ *	when its task gets SIGKILL
+ *
+ * The "drop and retake" tests run the reader and the writer as kthreads
+ * bound to one CPU, the writer with SCHED_IDLE (nice 19 where
+ * sched_setattr_nocheck() is not exported), so that the woken writer cannot
+ * run between the reader's up_read() and its retake unless the retake
+ * blocks. The module always loads; the verdicts are in the log.
+ */
+
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/rwsem.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/version.h>
+#include <uapi/linux/sched/types.h>
+
+#define NOSTEAL_NR_TESTS	5
+/* How long to wait for a thread to get to a given point before giving up. */
+#define NOSTEAL_TIMEOUT		(5 * HZ)
+
+enum nosteal_mode {
+	MODE_PLAIN,		/* down_read() */
+	MODE_NOSTEAL,		/* down_read_nosteal() */
+	MODE_KILLABLE_NOSTEAL,	/* down_read_killable_nosteal() */
+};
+
+struct nosteal_ctx {
+	struct rw_semaphore sem;
+	enum nosteal_mode mode;
+	int cpu;
+	/* set by the writer once it has held the write lock */
+	atomic_t writer_done;
+	/* what the reader saw when it got the lock back */
+	int writer_done_at_retake;
+	int retake_ret;
+	struct completion writer_exit;
+	struct completion reader_exit;
+	struct completion killable_blocked;
+	const char *failure;
+};
+
+static int nosteal_test_nr;
+static int nosteal_test_failed;
+
+static void nosteal_report(const char *name, const char *failure)
+{
+	nosteal_test_nr++;
+	if (failure) {
+		nosteal_test_failed++;
+		pr_info("not ok %d %s # %s\n", nosteal_test_nr, name, failure);
+	} else {
+		pr_info("ok %d %s\n", nosteal_test_nr, name);
+	}
+}
+
+static void nosteal_make_idle(struct task_struct *t)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
+	struct sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_policy = SCHED_IDLE,
+	};
+
+	if (!sched_setattr_nocheck(t, &attr))
+		return;
+#endif
+	sched_set_normal(t, MAX_NICE);
+}
+
+/* Wait (sleeping, so that other threads on this CPU run) for a waiter. */
+static bool nosteal_wait_contended(struct rw_semaphore *sem)
+{
+	unsigned long timeout = jiffies + NOSTEAL_TIMEOUT;
+
+	while (!rwsem_is_contended(sem)) {
+		if (time_after(jiffies, timeout))
+			return false;
+		msleep(1);
+	}
+	return true;
+}
+
+static int nosteal_writer_fn(void *data)
+{
+	struct nosteal_ctx *ctx = data;
+
+	down_write(&ctx->sem);
+	atomic_set(&ctx->writer_done, 1);
+	up_write(&ctx->sem);
+	complete(&ctx->writer_exit);
+	return 0;
+}
+
+/*
+ * The reader: hold the lock until a writer is queued behind it, then drop it
+ * and take it right back with the mode under test, and record whether the
+ * writer had the lock in between.
+ */
+static int nosteal_reader_fn(void *data)
+{
+	struct nosteal_ctx *ctx = data;
+	struct task_struct *writer;
+
+	down_read(&ctx->sem);
+
+	writer = kthread_create(nosteal_writer_fn, ctx, "nosteal_writer");
+	if (IS_ERR(writer)) {
+		up_read(&ctx->sem);
+		ctx->failure = "cannot create the writer thread";
+		complete(&ctx->writer_exit);
+		goto out;
+	}
+	kthread_bind(writer, ctx->cpu);
+	nosteal_make_idle(writer);
+	wake_up_process(writer);
+
+	if (!nosteal_wait_contended(&ctx->sem)) {
+		up_read(&ctx->sem);
+		ctx->failure = "the writer never queued on the rwsem";
+		goto out;
+	}
+
+	/* Nothing may sleep or yield between the up_read() and the retake. */
+	up_read(&ctx->sem);
+	switch (ctx->mode) {
+	case MODE_PLAIN:
+		down_read(&ctx->sem);
+		break;
+	case MODE_NOSTEAL:
+		down_read_nosteal(&ctx->sem);
+		break;
+	case MODE_KILLABLE_NOSTEAL:
+		ctx->retake_ret = down_read_killable_nosteal(&ctx->sem);
+		break;
+	}
+	ctx->writer_done_at_retake = atomic_read(&ctx->writer_done);
+	if (!ctx->retake_ret)
+		up_read(&ctx->sem);
+out:
+	complete(&ctx->reader_exit);
+	return 0;
+}
+
+static const char *nosteal_run_retake(enum nosteal_mode mode,
+				      bool expect_writer_first)
+{
+	struct nosteal_ctx *ctx;
+	struct task_struct *reader;
+	const char *failure = NULL;
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return "out of memory";
+	init_rwsem(&ctx->sem);
+	ctx->mode = mode;
+	ctx->cpu = get_cpu();
+	put_cpu();
+	atomic_set(&ctx->writer_done, 0);
+	init_completion(&ctx->writer_exit);
+	init_completion(&ctx->reader_exit);
+
+	reader = kthread_create(nosteal_reader_fn, ctx, "nosteal_reader");
+	if (IS_ERR(reader)) {
+		kfree(ctx);
+		return "cannot create the reader thread";
+	}
+	kthread_bind(reader, ctx->cpu);
+	wake_up_process(reader);
+
+	/*
+	 * A broken lock would leave the threads blocked on ctx: leak it
+	 * rather than free memory they may still use.
+	 */
+	if (!wait_for_completion_timeout(&ctx->reader_exit, NOSTEAL_TIMEOUT) ||
+	    !wait_for_completion_timeout(&ctx->writer_exit, NOSTEAL_TIMEOUT))
+		return "timed out waiting for the reader or the writer";
+
+	if (ctx->failure)
+		failure = ctx->failure;
+	else if (ctx->retake_ret)
+		failure = "down_read_killable_nosteal() failed without a signal";
+	else if (expect_writer_first && !ctx->writer_done_at_retake)
+		failure = "the reader took the lock ahead of the queued writer";
+	else if (!expect_writer_first && ctx->writer_done_at_retake)
+		failure = "the queued writer got the lock before the reader";
+	kfree(ctx);
+	return failure;
+}
+
+static int nosteal_killable_fn(void *data)
+{
+	struct nosteal_ctx *ctx = data;
+
+	allow_signal(SIGKILL);
+	complete(&ctx->killable_blocked);
+	ctx->retake_ret = down_read_killable_nosteal(&ctx->sem);
+	if (!ctx->retake_ret)
+		up_read(&ctx->sem);
+	complete(&ctx->reader_exit);
+	return 0;
+}
+
+static const char *nosteal_run_fatal_signal(void)
+{
+	struct nosteal_ctx *ctx;
+	struct task_struct *t;
+	const char *failure = NULL;
+	bool done = false;
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return "out of memory";
+	init_rwsem(&ctx->sem);
+	init_completion(&ctx->reader_exit);
+	init_completion(&ctx->killable_blocked);
+
+	down_write(&ctx->sem);
+	t = kthread_create(nosteal_killable_fn, ctx, "nosteal_killable");
+	if (IS_ERR(t)) {
+		up_write(&ctx->sem);
+		kfree(ctx);
+		return "cannot create the killable reader thread";
+	}
+	get_task_struct(t);
+	wake_up_process(t);
+
+	wait_for_completion(&ctx->killable_blocked);
+	if (!nosteal_wait_contended(&ctx->sem)) {
+		failure = "the killable reader never queued on the rwsem";
+	} else {
+		send_sig(SIGKILL, t, 1);
+		done = wait_for_completion_timeout(&ctx->reader_exit,
+						   NOSTEAL_TIMEOUT);
+		if (!done)
+			failure = "SIGKILL did not interrupt down_read_killable_nosteal()";
+		else if (ctx->retake_ret != -EINTR)
+			failure = "down_read_killable_nosteal() did not return -EINTR";
+	}
+	up_write(&ctx->sem);
+	/* Let the thread finish with ctx before it goes away. */
+	if (!done)
+		wait_for_completion(&ctx->reader_exit);
+	put_task_struct(t);
+	kfree(ctx);
+	return failure;
+}
+
+static const char *nosteal_run_uncontended(void)
+{
+	struct rw_semaphore sem;
+	const char *failure = NULL;
+
+	init_rwsem(&sem);
+	down_read_nosteal(&sem);
+	up_read(&sem);
+	if (down_read_killable_nosteal(&sem))
+		failure = "down_read_killable_nosteal() failed on a free rwsem";
+	else
+		up_read(&sem);
+	return failure;
+}
+
+static int __init nosteal_test_init(void)
+{
+	/* PREEMPT_RT's rwbase readers never overtake a writer. */
+	bool rt = IS_ENABLED(CONFIG_PREEMPT_RT);
+
+	pr_info("KTAP version 1\n");
+	pr_info("1..%d\n", NOSTEAL_NR_TESTS);
+
+	nosteal_report("down_read_nosteal_uncontended",
+		       nosteal_run_uncontended());
+	nosteal_report("down_read_steals_from_queued_writer",
+		       nosteal_run_retake(MODE_PLAIN, rt));
+	nosteal_report("down_read_nosteal_waits_for_queued_writer",
+		       nosteal_run_retake(MODE_NOSTEAL, true));
+	nosteal_report("down_read_killable_nosteal_waits_for_queued_writer",
+		       nosteal_run_retake(MODE_KILLABLE_NOSTEAL, true));
+	nosteal_report("down_read_killable_nosteal_fatal_signal",
+		       nosteal_run_fatal_signal());
+
+	pr_info("# nosteal_test: pass:%d fail:%d\n",
+		nosteal_test_nr - nosteal_test_failed, nosteal_test_failed);
+	return 0;
+}
+
+static void __exit nosteal_test_exit(void)
+{
+}
+
+module_init(nosteal_test_init);
+module_exit(nosteal_test_exit);
+
+MODULE_DESCRIPTION("KTAP test of down_read[_killable]_nosteal()");
+MODULE_AUTHOR("mm-backport-kit developers <kit@localhost>");
+MODULE_LICENSE("GPL");

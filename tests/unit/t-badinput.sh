@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: GPL-2.0
+# Bad input: every case gets one "error:" line naming the problem and the fix,
+# and the tree is left exactly as it was.
+
+APPLY=$KIT_DIR/scripts/apply.sh
+
+test_no_tree_given() {
+	run_kit "$APPLY" apply ""
+	expect_one_line_error 'no tree given; set KDIR='
+}
+
+test_missing_kdir() {
+	run_kit "$APPLY" apply /nonexistent/linux
+	expect_one_line_error 'KDIR=/nonexistent/linux does not exist'
+}
+
+test_not_a_kernel_tree() {
+	local d=$T/not-a-tree
+	rm -rf "$d"; mkdir -p "$d/mm"; echo 'all:' > "$d/Makefile"
+	local sum; sum=$(tree_sum "$d")
+	run_kit "$APPLY" apply "$d"
+	expect_one_line_error 'is not a kernel source tree'
+	expect_sum "$d" "$sum" "not a kernel tree"
+}
+
+test_unsupported_version() {
+	local d=$T/linux-4.19 sum
+	rm -rf "$d"; mkdir -p "$d/mm"
+	printf 'VERSION = 4\nPATCHLEVEL = 19\nSUBLEVEL = 325\nEXTRAVERSION =\n' > "$d/Makefile"
+	touch "$d/mm/khugepaged.c" "$d/mm/ksm.c"
+	sum=$(tree_sum "$d")
+	run_kit "$APPLY" apply "$d"
+	expect_one_line_error "Linux 4.19.325, an unsupported branch; supported branches: $SUPPORTED_BRANCHES"
+	expect_sum "$d" "$sum" "unsupported version"
+}
+
+test_unknown_branch_variable() {
+	run_kit make -s -C "$KIT_DIR" apply BRANCH=4.19
+	printf '%s\n' "$OUT" | grep -q "error: unsupported branch '4.19'; set BRANCH= to one of: $SUPPORTED_BRANCHES" ||
+		fail "unexpected output: $OUT"
+}
+
+# a local change right inside the code the series rewrites
+test_conflicting_local_change() {
+	local d sum
+	d=$(fresh 6.1 conflict)
+	sed -i 's/if (unlikely(!writable)) {/if (unlikely(!writable \&\& !vendor_ro_ok(vma))) {/' "$d/mm/khugepaged.c"
+	grep -q vendor_ro_ok "$d/mm/khugepaged.c" || fail "test setup: pattern not found"
+	sum=$(tree_sum "$d")
+	FORCE=1 run_kit "$APPLY" apply "$d"
+	[ "$RC" -eq 1 ] || fail "apply exit $RC, expected 1: $OUT"
+	printf '%s\n' "$OUT" | grep -q 'error: 0002-.*does not apply .* at fuzz 0 (rejects in .*); the tree is unchanged' ||
+		fail "no error naming the failing patch: $OUT"
+	expect_sum "$d" "$sum" "failed apply"
+	ls "$OUT_DIR"/rejects/6.1/0002-*/mm/khugepaged.c.rej >/dev/null || fail "no rejects kept"
+}
+
+# without FORCE=1 the same tree is refused before anything happens
+test_dirty_tree_refused() {
+	local d sum
+	d=$(fresh 6.1 dirty)
+	echo '/* vendor: local note */' >> "$d/mm/ksm.c"
+	sum=$(tree_sum "$d")
+	run_kit "$APPLY" apply "$d"
+	expect_one_line_error "mm/ksm.c has local changes; commit or revert them first, or rerun with FORCE=1"
+	expect_sum "$d" "$sum" "refused apply"
+	FORCE=1 run_kit "$APPLY" apply "$d"
+	expect_rc 0 "FORCE=1 apply"
+	run_kit "$APPLY" unapply "$d"
+	expect_rc 0 "unapply"
+	expect_sum "$d" "$sum" "FORCE=1 apply + unapply"
+}
+
+test_dirty_git_tree_refused() {
+	local d sum
+	d=$T/gitdirty
+	rm -rf "$d"; mkdir -p "$d"
+	( cd "$(pristine_dir 6.1)" && cp -a --parents Makefile mm/ksm.c mm/khugepaged.c \
+		include/trace/events/huge_memory.h "$d/" )
+	git -C "$d" init -q && git -C "$d" add -A && git -C "$d" -c user.name=t -c user.email=t@t commit -qm base
+	echo '/* wip */' >> "$d/mm/khugepaged.c"
+	sum=$(tree_sum "$d")
+	run_kit "$APPLY" apply "$d"
+	expect_one_line_error "mm/khugepaged.c has local changes"
+	expect_sum "$d" "$sum" "git tree"
+}
+
+test_read_only_tree() {
+	local d sum
+	d=$(fresh 5.10 readonly)
+	chmod a-w "$d/mm/khugepaged.c" "$d/mm"
+	sum=$(tree_sum "$d")
+	run_kit "$APPLY" apply "$d"
+	chmod u+w "$d/mm" "$d/mm/khugepaged.c"
+	expect_one_line_error "is read-only; make the tree writable \(chmod -R u\+w\) or apply to a copy"
+	chmod a-w "$d/mm/khugepaged.c" "$d/mm"
+	expect_sum "$d" "$sum" "read-only tree"
+	chmod u+w "$d/mm" "$d/mm/khugepaged.c"
+}
