@@ -100,9 +100,9 @@ awk -v branch="$branch" -v variant="$variant" -v expfile="$EXPECT" \
     -v timed_out="$timed_out" -v build_s="$build_s" -v boot_s="$boot_s" '
 function expected(c,   k) {
 	k = c SUBSEP branch
-	if (k in exp) return exp[k]
+	if (k in want) return want[k]
 	k = c SUBSEP "*"
-	if (k in exp) return exp[k]
+	if (k in want) return want[k]
 	return "pass"
 }
 BEGIN {
@@ -111,7 +111,7 @@ BEGIN {
 		sub(/#.*/, "", line)
 		if (split(line, f, " ") < 4) continue
 		c = f[1]; b = f[2]; r = f[col]
-		exp[c, b] = r
+		want[c, b] = r
 		if (b == branch || b == "*") listed[c] = 1
 	}
 }

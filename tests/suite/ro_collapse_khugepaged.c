@@ -59,7 +59,7 @@ static int wait_collapse(const char *name, char *a)
 			return 1;
 		}
 		scans = read_num(KHP_SYS "/full_scans");
-		if ((scans - scans0 >= 3 && t > 1.0) || t > MAX_WAIT_S)
+		if ((scans - scans0 >= 3 && t > 2.0) || t > MAX_WAIT_S)
 			break;
 		sleep_ms(20);
 	}

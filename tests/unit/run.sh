@@ -10,7 +10,8 @@ filter=${1:-}
 tests=()
 for f in "$KIT_DIR"/tests/unit/t-*.sh; do
 	for t in $(sed -n 's/^\(test_[a-z0-9_]*\)() {$/\1/p' "$f"); do
-		[ -z "$filter" ] || [[ $t == *$filter* ]] || continue
+		n=${f##*/t-}; n=${n%.sh}.${t#test_}
+		[ -z "$filter" ] || [[ $n == *$filter* ]] || continue
 		tests+=("$f:$t")
 	done
 done

@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# run.sh - everything "make test" runs: the kit's unit tests, then the
+# matrix (tree, apply, check and, with BOOT=1, boots) on every branch.
+# Ends with one "N passed, N failed" line over all KTAP results.
+set -eu
+. "$(dirname "$0")/../scripts/lib.sh"
+
+BRANCHES=${BRANCHES:-$SUPPORTED_BRANCHES}
+LOG_DIR=$OUT_DIR/test
+mkdir -p "$LOG_DIR"
+
+count() {	# count KTAPFILE... -> "passed failed"
+	cat "$@" 2>/dev/null | awk '/^ok / { p++ } /^not ok / { f++ } END { print p + 0, f + 0 }'
+}
+
+main() {
+	local b passed failed p f
+	for b in $BRANCHES; do
+		"$KIT_DIR/scripts/tree.sh" "$b" >/dev/null
+	done
+	"$KIT_DIR/scripts/sparse.sh" >/dev/null
+
+	progress "test: unit tests"
+	"$KIT_DIR/tests/unit/run.sh" | tee "$LOG_DIR/unit.ktap" || true
+
+	progress "test: matrix on $BRANCHES"
+	"$KIT_DIR/scripts/matrix.sh" $BRANCHES > "$LOG_DIR/matrix.log" 2>&1 || true
+	cat "$LOG_DIR/matrix.log" | grep -v '^\[' || true
+
+	read -r passed failed < <(count "$LOG_DIR/unit.ktap")
+	read -r p f < <(count "$OUT_DIR"/ktap/*.ktap)
+	passed=$((passed + p)); failed=$((failed + f))
+	# apply results count too: every upstream patch must be applied, already
+	# upstream or not applicable on every branch
+	read -r p f < <(cat "$OUT_DIR"/status/*.apply 2>/dev/null | awk -F'\t' '
+		$2 ~ /^(applied|already upstream|not applicable)/ { p++; next } { f++ }
+		END { print p + 0, f + 0 }')
+	passed=$((passed + p)); failed=$((failed + f))
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}
+
+main "$@"
