@@ -7,7 +7,7 @@
 ///
 /// Carries the C part of upstream 473b73222f3d ("mm: drop all references of
 /// writable and SCAN_PAGE_RO"); the TRACE_EVENT() side is a textual edit
-/// (cocci/text/huge_memory-drop-writable.sed), as spatch does not parse
+/// (cocci/text/huge_memory-*.sed), as spatch does not parse
 /// include/trace/events/*.h.
 //
 // Confidence: High

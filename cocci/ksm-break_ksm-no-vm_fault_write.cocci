@@ -47,8 +47,13 @@ expression vma, addr, flags, foll;
 symbol ret;
 @@
 
+break_ksm(...)
+{
+  <...
 - !(ret & (VM_FAULT_WRITE | VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV | VM_FAULT_OOM))
 + !(ret & (VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV | VM_FAULT_OOM))
+  ...>
+}
 
 @k_ctx depends on context@
 @@

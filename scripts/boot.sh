@@ -14,6 +14,7 @@
 # (unpatched baselines are expected to fail where the series changes the
 # kernel), every test binary must finish, the run must reach its end, and the
 # kernel log must hold no oops, lockdep splat, BUG, WARNING or panic.
+# JUDGE_LOG=<log> re-judges a kept serial log without building or booting.
 # Logs: out/boot/<branch>-<patched|unpatched>.log (serial console),
 # .result (case, result, expected, status; metrics; verdict).
 set -eu
@@ -61,35 +62,45 @@ LOG=$BOOT_DIR/$logtag.log
 RESULT=$BOOT_DIR/$logtag.result
 EXPECT=$KIT_DIR/tests/suite/expect.table
 
-# --- build -------------------------------------------------------------------
-progress "boot: $branch $variant: kernel from $SRC"
-t0=$(date +%s)
-"$KIT_DIR/scripts/kbuild.sh" "$SRC" "$OBJ" bzImage
-build_s=$(( $(date +%s) - t0 ))
-KIMG=$OBJ/arch/x86/boot/bzImage
-[ -f "$KIMG" ] || die "no $KIMG after the build"
+if [ -n "${JUDGE_LOG:-}" ]; then
+	# re-judge an existing serial log (no build, no boot)
+	[ -f "$JUDGE_LOG" ] || die "JUDGE_LOG=$JUDGE_LOG does not exist"
+	LOG=$JUDGE_LOG
+	RESULT=${LOG%.log}.result
+	build_s=0 boot_s=0
+	timed_out=0
+	grep -q '^MMBK-END' "$LOG" || timed_out=1
+else
+	# --- build -------------------------------------------------------------------
+	progress "boot: $branch $variant: kernel from $SRC"
+	t0=$(date +%s)
+	"$KIT_DIR/scripts/kbuild.sh" "$SRC" "$OBJ" bzImage
+	build_s=$(( $(date +%s) - t0 ))
+	KIMG=$OBJ/arch/x86/boot/bzImage
+	[ -f "$KIMG" ] || die "no $KIMG after the build"
 
-progress "boot: building the C suite"
-make -s -C "$KIT_DIR/tests/suite" O="$OUT_DIR/suite" >&2 ||
-	die "building tests/suite failed"
-# shellcheck disable=SC2086
-"$KIT_DIR/scripts/initramfs.sh" "$BOOT_DIR/$logtag.cpio" "$OUT_DIR/suite" ${KMODS:-}
+	progress "boot: building the C suite"
+	make -s -C "$KIT_DIR/tests/suite" O="$OUT_DIR/suite" >&2 ||
+		die "building tests/suite failed"
+	# shellcheck disable=SC2086
+	"$KIT_DIR/scripts/initramfs.sh" "$BOOT_DIR/$logtag.cpio" "$OUT_DIR/suite" ${KMODS:-}
 
-# --- boot --------------------------------------------------------------------
-progress "boot: qemu (tcg, 2 cpus, $QEMU_MEM, timeout ${BOOT_TIMEOUT}s) -> $LOG"
-t0=$(date +%s)
-qrc=0
-timeout -k 5 "$BOOT_TIMEOUT" qemu-system-x86_64 -accel tcg -smp 2 -m "$QEMU_MEM" \
-	-kernel "$KIMG" -initrd "$BOOT_DIR/$logtag.cpio" \
-	-append "console=ttyS0 panic=-1 rdinit=/init transparent_hugepage=madvise" \
-	-display none -monitor none -serial stdio -no-reboot </dev/null 2>&1 |
-	tr -d '\r' | tee "$LOG" |
-	grep --line-buffered -E '^ *(KTAP version|# Subtest:|(not )?ok [0-9]+ |# (collapse_seconds|writer_latency_us|SKIP))|MMBK-|Kernel panic|BUG:|WARNING:' >&2 ||
-	qrc=$?
-boot_s=$(( $(date +%s) - t0 ))
-# pipefail: the status is timeout's (124 = timed out) or grep's (1 = no line)
-timed_out=0
-grep -q '^MMBK-END' "$LOG" || timed_out=1
+	# --- boot --------------------------------------------------------------------
+	progress "boot: qemu (tcg, 2 cpus, $QEMU_MEM, timeout ${BOOT_TIMEOUT}s) -> $LOG"
+	t0=$(date +%s)
+	qrc=0
+	timeout -k 5 "$BOOT_TIMEOUT" qemu-system-x86_64 -accel tcg -smp 2 -m "$QEMU_MEM" \
+		-kernel "$KIMG" -initrd "$BOOT_DIR/$logtag.cpio" \
+		-append "console=ttyS0 panic=-1 rdinit=/init transparent_hugepage=madvise" \
+		-display none -monitor none -serial stdio -no-reboot </dev/null 2>&1 |
+		tr -d '\r' | tee "$LOG" |
+		grep --line-buffered -E '^ *(KTAP version|# Subtest:|(not )?ok [0-9]+ |# (collapse_seconds|writer_latency_us|SKIP))|MMBK-|Kernel panic|BUG:|WARNING:' >&2 ||
+		qrc=$?
+	boot_s=$(( $(date +%s) - t0 ))
+	# pipefail: the status is timeout's (124 = timed out) or grep's (1 = no line)
+	timed_out=0
+	grep -q '^MMBK-END' "$LOG" || timed_out=1
+fi
 
 # --- judge -------------------------------------------------------------------
 # splats: kernel lines (printk timestamp) only, so test output cannot match

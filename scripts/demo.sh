@@ -8,6 +8,7 @@ set -eu
 main() {
 	local branch=${1:-$DEFAULT_BRANCH} tree
 	require_branch "$branch"
+	"$KIT_DIR/scripts/deps.sh"
 	progress "demo: 1/3 tree $branch"
 	"$KIT_DIR/scripts/tree.sh" "$branch" >/dev/null
 	progress "demo: 2/3 apply the $branch series to a fresh copy"

@@ -26,6 +26,8 @@ OBJ=$(cd "$OBJ" && pwd)
 [ $# -gt 0 ] || set -- bzImage modules
 
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE_DIR/ccache}
+# source paths relative to the build dir: patched and unpatched trees share objects
+export CCACHE_BASEDIR=$CACHE_DIR CCACHE_NOHASHDIR=1
 mkdir -p "$CCACHE_DIR"
 command -v ccache >/dev/null || die "ccache not installed (apt-get install ccache)"
 KCC="ccache gcc"

@@ -129,6 +129,22 @@ scratch_copy() {
 	mv "$dest.tmp" "$dest"
 }
 
+# patched_dir BRANCH -> the kit's own patched copy of BRANCH (scripts/worktree.sh)
+patched_dir() {
+	printf '%s/work/%s/patched/linux\n' "$CACHE_DIR" "$1"
+}
+
+# build_dir BRANCH patched|unpatched -> kernel build dir (O=) for that tree.
+# Each sits next to its source tree, so both see the source as "../linux":
+# with CCACHE_BASEDIR the compiler runs of the two trees are the same and
+# the patched build reuses every unpatched object the series does not touch.
+build_dir() {
+	case $2 in
+	patched)   printf '%s/work/%s/patched/build\n' "$CACHE_DIR" "$1" ;;
+	unpatched) printf '%s/trees/%s/build\n' "$CACHE_DIR" "$1" ;;
+	esac
+}
+
 series_file() {		# BRANCH -> the branch's quilt series
 	printf '%s/backports/%s/series\n' "$KIT_DIR" "$1"
 }

@@ -78,7 +78,8 @@ write_markdown() {
 			printf '| **%s** |' "$kind"
 			for b in "$@"; do
 				printf ' %s |' "$(grep -E "^(not )?ok [0-9]+ $kind " "$KTAP_DIR/$b-check.ktap" 2>/dev/null |
-					awk '/^ok/ { p++ } /^not ok/ { f++ } END { printf "%d ok, %d failed", p, f }')"
+					awk '/# SKIP/ { s++; next } /^ok/ { p++ } /^not ok/ { f++ }
+					     END { printf "%d ok, %d failed%s", p, f, s ? ", " s " skipped" : "" }')"
 			done
 			echo
 		done

@@ -21,7 +21,7 @@ main() {
 		[ -f "$dir/Makefile" ] || die "no cached tree for $branch; run 'make tree BRANCH=$branch' first"
 		;;
 	patched)
-		dir=$CACHE_DIR/work/$branch/patched
+		dir=$(patched_dir "$branch")
 		stamp=$(series_stamp "$branch")
 		[ "${MMBK_FRESH:-0}" = 0 ] || rm -f "$dir.stamp"
 		if [ "$(cat "$dir.stamp" 2>/dev/null)" != "$stamp" ]; then

@@ -11,11 +11,13 @@ LOG_DIR=$OUT_DIR/test
 mkdir -p "$LOG_DIR"
 
 count() {	# count KTAPFILE... -> "passed failed"
-	cat "$@" 2>/dev/null | awk '/^ok / { p++ } /^not ok / { f++ } END { print p + 0, f + 0 }'
+	cat "$@" 2>/dev/null | awk '/^ok .*# SKIP/ { s++; next } /^ok / { p++ } /^not ok / { f++ }
+		END { print p + 0, f + 0, s + 0 }'
 }
 
 main() {
-	local b passed failed p f
+	local b passed failed skipped p f s
+	"$KIT_DIR/scripts/deps.sh"
 	for b in $BRANCHES; do
 		"$KIT_DIR/scripts/tree.sh" "$b" >/dev/null
 	done
@@ -28,17 +30,19 @@ main() {
 	"$KIT_DIR/scripts/matrix.sh" $BRANCHES > "$LOG_DIR/matrix.log" 2>&1 || true
 	cat "$LOG_DIR/matrix.log" | grep -v '^\[' || true
 
-	read -r passed failed < <(count "$LOG_DIR/unit.ktap")
-	read -r p f < <(count "$OUT_DIR"/ktap/*.ktap)
-	passed=$((passed + p)); failed=$((failed + f))
+	read -r passed failed skipped < <(count "$LOG_DIR/unit.ktap")
+	read -r p f s < <(count "$OUT_DIR"/ktap/*.ktap)
+	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
 	# apply results count too: every upstream patch must be applied, already
 	# upstream or not applicable on every branch
 	read -r p f < <(cat "$OUT_DIR"/status/*.apply 2>/dev/null | awk -F'\t' '
 		$2 ~ /^(applied|already upstream|not applicable)/ { p++; next } { f++ }
 		END { print p + 0, f + 0 }')
 	passed=$((passed + p)); failed=$((failed + f))
-	echo "$passed passed, $failed failed"
+	progress "test: done in $(( $(date +%s) - START ))s"
+	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ]
 }
 
+START=$(date +%s)
 main "$@"

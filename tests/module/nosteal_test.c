@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nosteal_test.c - check the semantics of down_read[_killable]_nosteal()
+ * Check the semantics of down_read[_killable]_nosteal()
  *
  * Loaded into a kernel that carries the "locking/rwsem: add
  * down_read[_killable]_nosteal()" patch of mm-backport-kit, it runs its tests
@@ -83,6 +83,7 @@ static void nosteal_report(const char *name, const char *failure)
 
 static void nosteal_make_idle(struct task_struct *t)
 {
+	/* 5.10 does not export sched_setattr_nocheck(); 6.1 and later do. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
 	struct sched_attr attr = {
 		.size = sizeof(attr),
@@ -103,7 +104,7 @@ static bool nosteal_wait_contended(struct rw_semaphore *sem)
 	while (!rwsem_is_contended(sem)) {
 		if (time_after(jiffies, timeout))
 			return false;
-		msleep(1);
+		usleep_range(1000, 2000);
 	}
 	return true;
 }
