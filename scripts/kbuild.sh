@@ -25,6 +25,13 @@ OBJ=$(cd "$OBJ" && pwd)
 [ "$SRC" != "$OBJ" ] || die "OBJ must differ from SRC (SRC is never written)"
 [ $# -gt 0 ] || set -- bzImage modules
 
+# One build at a time in OBJ (make boot and make check share build dirs).
+exec 9>"$OBJ/.kit-lock"
+if ! flock -n 9; then
+	progress "kbuild: $OBJ is busy (another build); waiting"
+	flock 9
+fi
+
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE_DIR/ccache}
 # source paths relative to the build dir: patched and unpatched trees share objects
 export CCACHE_BASEDIR=$CACHE_DIR CCACHE_NOHASHDIR=1
@@ -80,6 +87,10 @@ if [ -f "$OBJ/.config" ] && [ -f "$OBJ/.kit-allconfig" ] &&
 	progress "kbuild: $OBJ/.config up to date"
 else
 	progress "kbuild: generating $OBJ/.config (tinyconfig + ${fragments# })"
+	if [ -f "$OBJ/.kit-allconfig" ]; then
+		progress "kbuild: config input changed:"
+		diff "$OBJ/.kit-allconfig" "$allconfig_new" | grep '^[<>]' | head -n 20 >&2 || true
+	fi
 	# If a previous .config exists, keep its mtime when the result is identical
 	# so that make sees nothing new.
 	[ -f "$OBJ/.config" ] && cp -p "$OBJ/.config" "$OBJ/.config.kit-prev"
