@@ -11,12 +11,15 @@
 #   make matrix  [BRANCHES="5.10 6.1 6.12 7.2"] [BOOT=1]
 #   make regen   BRANCH=b       rebuild backports/b from cocci/ (REGEN_CHECK=1: diff only)
 #   make boot    BRANCH=b [PATCHED=1|0]
+#   make export  BRANCH=b|KDIR=dir [FORMAT=quilt|mbox]   out/export/: quilt dir or git am mbox
+#   make lint                   patch header rules (scripts/header-rules.table) + checkpatch
 #   make test                   unit tests + matrix on all branches
 
 SHELL    := /bin/bash
 BRANCH   ?= 6.12
 BRANCHES ?= 5.10 6.1 6.12 7.2
 PATCHED  ?= 1
+FORMAT   ?= quilt
 export KDIR BRANCH PATCHED FORCE MMBK_CACHE MMBK_OUT BOOT
 
 S := scripts
@@ -24,7 +27,7 @@ S := scripts
 # the tree a KDIR=/BRANCH= target works on: the user's, or a scratch copy
 target = $(if $(KDIR),$(KDIR),$$($(S)/worktree.sh $(BRANCH) scratch))
 
-.PHONY: all demo tree apply unapply status check matrix regen boot test lint clean help
+.PHONY: all demo tree apply unapply status check matrix regen boot export test lint clean help
 
 all: demo
 
@@ -54,6 +57,12 @@ regen:
 
 boot:
 	@$(S)/boot.sh
+
+export:
+	@$(S)/export.sh $(if $(KDIR),$(KDIR),$(BRANCH)) $(FORMAT)
+
+lint:
+	@$(S)/lint.sh
 
 test:
 	@tests/run.sh

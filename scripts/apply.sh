@@ -10,6 +10,13 @@
 # apply has succeeded or the tree is restored, so a killed apply is rolled
 # back by the next apply or unapply.
 #
+# When the branch series does not apply at fuzz 0 (a vendor tree, or a
+# version between the supported branches, which gets the nearest older
+# branch's series), the tree is restored, scripts/retarget.sh rebuilds the
+# failing patches for it from cocci/ into out/<tree-name>/, and that series
+# is applied instead, with the same journal; a copy of it is kept in the
+# state (patches/) so that unapply and check do not depend on out/.
+#
 # Exit codes: 0 done, 1 error (tree unchanged), 2 nothing to do.
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -51,9 +58,16 @@ effective_series() {
 	done
 }
 
+# report NAME STATUS: one line per upstream patch, held back until the
+# apply has passed its checks (so an error stays a single line)
 report() {
-	printf '%-64s %s\n' "$1" "$2" >&2
+	REPORTS+=$(printf '%-64s %s' "$1" "$2")$'\n'
 	[ -z "${STATUS_FILE:-}" ] || printf '%s\t%s\n' "$1" "$2" >> "$STATUS_FILE"
+}
+
+flush_reports() {
+	printf '%s' "${REPORTS:-}" >&2
+	REPORTS=
 }
 
 # journal_files -> files the effective series touches
@@ -120,6 +134,7 @@ require_writable() {
 	local f d bad=
 	for f in $(journal_files); do
 		d=$(dirname "$TREE/$f")
+		[ -d "$d" ] || continue		# the patch itself will say what is missing
 		if [ -e "$TREE/$f" ] && [ ! -w "$TREE/$f" -o -z "$(find "$TREE/$f" -maxdepth 0 -perm -u+w)" ]; then
 			bad=$f
 		elif [ -z "$(find "$d" -maxdepth 0 -perm -u+w)" ]; then
@@ -181,6 +196,69 @@ save_rejects() {
 	printf '%s\n' "$dir"
 }
 
+# retarget: rebuild the effective series for TREE (scripts/retarget.sh);
+# its per-patch report goes to stderr
+retarget() {
+	# shellcheck disable=SC2046
+	"$KIT_DIR/scripts/retarget.sh" "$TREE" "$BRANCH" $(series_patches "$NEW_SERIES") 2>&1 |
+		grep -v '^\[' >&2
+	[ "${PIPESTATUS[0]}" -eq 0 ]
+}
+
+# retarget_failure QUILT-FAILED REJDIR: report the patch re-targeting failed
+# on (the one quilt failed on, or a later one) and die
+retarget_failure() {
+	local name=$1 rejdir=$2 dest st why
+	dest=$OUT_DIR/$(tree_name "$TREE")
+	st=$(awk -F'\t' '$2 ~ /^failed/ { print; exit }' "$dest/status" 2>/dev/null)
+	if [ -n "$st" ]; then
+		name=${st%%$'\t'*}
+		why=${st#*$'\t'failed: }
+		why=${why%; rejects in *}
+		rejdir=$dest/rejects/$name
+	else
+		why="scripts/retarget.sh failed"
+	fi
+	report "$name" "failed"
+	flush_reports
+	die "$name does not apply to $TREE at fuzz 0 (rejects in $rejdir, log in $OUT_DIR/apply-$BRANCH.log) and re-targeting failed ($why); the tree is unchanged; resolve the conflict or use a tree without the conflicting change"
+}
+
+# push_retargeted: apply the re-targeted series from out/<tree-name>/,
+# atomically as the branch series, and keep a copy of it in the state
+push_retargeted() {
+	local dest rc=0 name status
+	dest=$OUT_DIR/$(tree_name "$TREE")
+	SERIES_DIR=$dest
+	series_patches "$dest/series" > "$NEW_SERIES"
+	trap 'restore_journal; die "interrupted; $TREE restored"' INT TERM HUP
+	mkdir -p "$STATE"
+	cp "$NEW_SERIES" "$STATE/series.new"
+	write_journal
+	mv "$STATE/series.new" "$STATE/series"
+	quilt_in "$TREE" push -a --fuzz=0 > "$STATE/push.log" 2>&1 || rc=$?
+	if [ $rc -ne 0 ]; then
+		cp "$STATE/push.log" "$OUT_DIR/apply-$BRANCH.log"
+		restore_journal
+		trap - INT TERM HUP
+		die "the re-targeted series in $dest does not apply to $TREE (log in $OUT_DIR/apply-$BRANCH.log); the tree is unchanged"
+	fi
+	mkdir -p "$STATE/patches.tmp"
+	for name in $(series_patches "$STATE/series"); do
+		cp "$dest/$name" "$STATE/patches.tmp/$name"
+		status=$(awk -F'\t' -v n="$name" '$1 == n { print $2 }' "$dest/status")
+		case $status in
+		re-targeted*) report "$name" "re-targeted from cocci (out/${dest##*/}/$name)" ;;
+		*) report "$name" "applied as-is" ;;
+		esac
+	done
+	flush_reports
+	mv "$STATE/patches.tmp" "$STATE/patches"
+	rm -rf "$STATE/journal"
+	trap - INT TERM HUP
+	info "$TREE: applied $(wc -l < "$STATE/series") patches of the $BRANCH series, re-targeted for this tree ($dest)"
+}
+
 do_apply() {
 	local name log failed rejdir rc=0
 	recover_interrupted
@@ -192,11 +270,13 @@ do_apply() {
 	trap 'rm -f "$NEW_SERIES"' EXIT
 	effective_series "$BRANCH" "$TREE" > "$NEW_SERIES"
 	if [ ! -s "$NEW_SERIES" ]; then
+		flush_reports
 		info "$TREE: every patch of the $BRANCH series is already upstream; nothing to do"
 		return 2
 	fi
 	require_writable
 	require_clean
+	flush_reports
 	trap 'restore_journal; die "interrupted; $TREE restored"' INT TERM HUP
 	mkdir -p "$STATE"
 	cp "$NEW_SERIES" "$STATE/series.new"
@@ -214,12 +294,17 @@ do_apply() {
 		grep -E 'FAILED|hunk|can be reverse-applied' "$log" | sed 's/^/  /' >&2 || true
 		restore_journal
 		trap - INT TERM HUP
-		report "$failed" "failed"
-		die "$failed does not apply to $TREE at fuzz 0 (rejects in $rejdir, log in $OUT_DIR/apply-$BRANCH.log); the tree is unchanged; resolve the conflict or use a tree without the conflicting change"
+		info "$failed does not apply at fuzz 0; re-targeting the $BRANCH series for $TREE from the semantic patches"
+		if ! retarget; then
+			retarget_failure "$failed" "$rejdir"
+		fi
+		push_retargeted
+		return 0
 	fi
 	for name in $(series_patches "$STATE/series"); do
 		report "$name" "applied"
 	done
+	flush_reports
 	rm -rf "$STATE/journal"
 	trap - INT TERM HUP
 	info "$TREE: applied $(wc -l < "$STATE/series") patches of the $BRANCH series"
@@ -259,6 +344,15 @@ do_status() {
 	fi
 }
 
+# require_known_code: a tree between the supported branches is supported
+# only if the code the kit changes is there (detect.sh does not say unknown)
+require_known_code() {
+	local unknown
+	unknown=$("$KIT_DIR/scripts/detect.sh" "$TREE" | awk '$2 == "unknown" { print $3; exit }')
+	[ -z "$unknown" ] ||
+		die "KDIR=$TREE is Linux $(kernel_version "$TREE"), an unsupported branch (${unknown%:} not found); supported branches: $SUPPORTED_BRANCHES"
+}
+
 main() {
 	local cmd=${1:-} dir=${2:-}
 	[ -n "$dir" ] || die "no tree given; set KDIR= to a kernel source tree (or BRANCH= to use a cached one)"
@@ -267,6 +361,12 @@ main() {
 	BRANCH=$(tree_branch "$TREE")
 	STATE=$TREE/$STATE_NAME
 	SERIES_DIR=$KIT_DIR/backports/$BRANCH
+	# a re-targeted series is popped with the copy kept in the state
+	[ ! -d "$STATE/patches" ] || SERIES_DIR=$STATE/patches
+	if ! tree_is_branch "$TREE" && [ "$cmd" != unapply ]; then
+		require_known_code
+		info "series: backports/$BRANCH (nearest older branch of $(kernel_version "$TREE"))"
+	fi
 	case $cmd in
 	apply)   do_apply ;;
 	unapply) do_unapply ;;

@@ -31,6 +31,36 @@ BOOT_TIMEOUT=${BOOT_TIMEOUT:-240}
 QEMU_MEM=${QEMU_MEM:-1024M}
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)"
 
+# snapshot_tree BRANCH TREE -> a private hard-link snapshot of the patched
+# worktree, at a stable path (ccache hits), remade only when the worktree's
+# stamp changes.  worktree.sh remakes its tree (rm -rf + copy) whenever the
+# series changes, also while a build reads it; the snapshot's hard links keep
+# the files alive because the kit only ever replaces files by rename.
+snapshot_tree() {
+	local branch=$1 tree=$2 snap stamp try
+	snap=$CACHE_DIR/work/$branch/boot-patched/linux
+	for try in 1 2 3; do
+		stamp=$(cat "$tree.stamp" 2>/dev/null || echo none)
+		if [ -f "$snap/Makefile" ] && [ "$(cat "$snap.stamp" 2>/dev/null)" = "$stamp" ]; then
+			printf '%s\n' "$snap"
+			return 0
+		fi
+		progress "boot: snapshot of $tree (series $stamp) -> $snap"
+		rm -rf "$snap" "$snap.stamp"
+		mkdir -p "$(dirname "$snap")"
+		if cp -al "$tree" "$snap" 2>/dev/null &&
+		   [ "$(cat "$tree.stamp" 2>/dev/null || echo none)" = "$stamp" ]; then
+			echo "$stamp" > "$snap.stamp"
+			printf '%s\n' "$snap"
+			return 0
+		fi
+		warn "the patched worktree changed while it was copied; retrying"
+		sleep 5
+		tree=$("$KIT_DIR/scripts/worktree.sh" "$branch" patched | tail -n1)
+	done
+	die "could not snapshot a stable patched tree of $branch (the series keeps changing)"
+}
+
 # --- source tree and build dir ---------------------------------------------
 if [ -n "${KDIR:-}" ]; then
 	SRC=$(cd "$KDIR" 2>/dev/null && pwd) || die "KDIR=$KDIR does not exist; point KDIR= at a kernel source tree"
@@ -54,6 +84,9 @@ else
 	fi
 	SRC=$("$KIT_DIR/scripts/worktree.sh" "$branch" "$variant_src" | tail -n1)
 	[ -f "$SRC/Makefile" ] || die "worktree.sh gave no tree for $branch $variant_src"
+	if [ "$variant_src" = patched ]; then
+		SRC=$(snapshot_tree "$branch" "$SRC")
+	fi
 fi
 OBJ=$CACHE_DIR/build/$tag
 BOOT_DIR=$OUT_DIR/boot
@@ -91,7 +124,7 @@ else
 	qrc=0
 	timeout -k 5 "$BOOT_TIMEOUT" qemu-system-x86_64 -accel tcg -smp 2 -m "$QEMU_MEM" \
 		-kernel "$KIMG" -initrd "$BOOT_DIR/$logtag.cpio" \
-		-append "console=ttyS0 panic=-1 rdinit=/init transparent_hugepage=madvise" \
+		-append "console=ttyS0 panic=-1 rdinit=/init transparent_hugepage=madvise clocksource=hpet" \
 		-display none -monitor none -serial stdio -no-reboot </dev/null 2>&1 |
 		tr -d '\r' | tee "$LOG" |
 		grep --line-buffered -E '^ *(KTAP version|# Subtest:|(not )?ok [0-9]+ |# (collapse_seconds|writer_latency_us|SKIP))|MMBK-|Kernel panic|BUG:|WARNING:' >&2 ||

@@ -30,6 +30,16 @@ ktap() {
 	[ -z "${3:-}" ] || printf '%s\n' "$3" | sed 's/^/# /'
 }
 
+# applied_dir -> where the applied patches are: the kit's copy of a
+# re-targeted series (scripts/apply.sh), else the branch series
+applied_dir() {
+	if [ -d "$TREE/$STATE_NAME/patches" ]; then
+		printf '%s\n' "$TREE/$STATE_NAME/patches"
+	else
+		printf '%s\n' "$KIT_DIR/backports/$BRANCH"
+	fi
+}
+
 applied_patches() {
 	cat "$TREE/$STATE_NAME/pc/applied-patches" 2>/dev/null || true
 }
@@ -65,7 +75,7 @@ baseline_tree() {
 touched_files() {
 	local name
 	for name in $(applied_patches); do
-		patch_files "$KIT_DIR/backports/$BRANCH/$name"
+		patch_files "$(applied_dir)/$name"
 	done | sort -u
 }
 
@@ -77,7 +87,7 @@ check_checkpatch() {
 	local name out
 	for name in $(applied_patches); do
 		out=$(cd "$TREE" && perl scripts/checkpatch.pl --no-tree -q --no-summary \
-			--ignore "$CHECKPATCH_IGNORE" "$KIT_DIR/backports/$BRANCH/$name" 2>&1) || true
+			--ignore "$CHECKPATCH_IGNORE" "$(applied_dir)/$name" 2>&1) || true
 		if [ -z "$out" ]; then
 			ktap ok "checkpatch $name"
 		else
@@ -138,13 +148,7 @@ main() {
 	BRANCH=$(tree_branch "$TREE")
 	[ -n "$(applied_patches)" ] ||
 		die "the kit's series is not applied to $TREE; run 'make apply KDIR=$TREE' first"
-	# Ignored checkpatch types, each for a reason outside the patch:
-	#   GIT_COMMIT_ID        the stable-kernel header "commit <sha> upstream."
-	#   UNKNOWN_COMMIT_ID    is required as is, and the trees are not git
-	#                        trees, so the sha cannot be looked up
-	#   COMMIT_LOG_LONG_LINE upstream's commit message is carried verbatim
-	#                        (62b98015d988 has a benchmark table)
-	CHECKPATCH_IGNORE=GIT_COMMIT_ID,UNKNOWN_COMMIT_ID,COMMIT_LOG_LONG_LINE
+	# CHECKPATCH_IGNORE: scripts/lib.sh
 	SPARSE=$("$KIT_DIR/scripts/sparse.sh")
 	LOGDIR=$OUT_DIR/check/$BRANCH
 	rm -rf "$LOGDIR"

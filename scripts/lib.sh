@@ -65,18 +65,71 @@ is_kernel_tree() {
 		grep -q '^PATCHLEVEL *=' "$1/Makefile"
 }
 
-# tree_branch DIR -> supported branch name of the tree, or dies with the fix
+# branch_number BRANCH -> comparable number ("6.12" -> 6012)
+branch_number() {
+	awk -v b="$1" 'BEGIN { split(b, v, "."); print v[1] * 1000 + v[2] }'
+}
+
+# nearest_branch VERSION -> the newest supported branch not newer than
+# VERSION ("6.6.0" -> 6.1), or nothing if VERSION is older than them all
+nearest_branch() {
+	local want b best=
+	want=$(branch_number "${1%.*}")
+	for b in $SUPPORTED_BRANCHES; do
+		[ "$(branch_number "$b")" -le "$want" ] || continue
+		if [ -z "$best" ] || [ "$(branch_number "$b")" -gt "$(branch_number "$best")" ]; then
+			best=$b
+		fi
+	done
+	printf '%s
+' "$best"
+}
+
+# tree_branch DIR -> branch whose series the tree gets: its own, or for a
+# version between the supported branches (5.15, 6.6, ...) the nearest older
+# one (re-targeted by scripts/retarget.sh where it does not apply); dies
+# for versions older than every supported branch
 tree_branch() {
 	local dir=$1 ver branch
 	[ -d "$dir" ] || die "KDIR=$dir does not exist; point KDIR= at a kernel source tree"
 	is_kernel_tree "$dir" ||
 		die "KDIR=$dir is not a kernel source tree (no top-level Makefile with mm/khugepaged.c); point KDIR= at the top of a Linux tree"
 	ver=$(kernel_version "$dir")
-	branch=${ver%.*}
-	is_supported_branch "$branch" ||
+	branch=$(nearest_branch "$ver")
+	[ -n "$branch" ] ||
 		die "KDIR=$dir is Linux $ver, an unsupported branch; supported branches: $SUPPORTED_BRANCHES"
-	printf '%s\n' "$branch"
+	printf '%s
+' "$branch"
 }
+
+# tree_is_branch DIR: the tree is of a supported branch itself
+tree_is_branch() {
+	local ver
+	ver=$(kernel_version "$1")
+	is_supported_branch "${ver%.*}"
+}
+
+# tree_name DIR -> short name of a tree for out/<name>/ ("linux" trees are
+# named after their parent directory too: work/6.1/linux -> 6.1-linux)
+tree_name() {
+	local dir base
+	dir=$(cd "$1" && pwd)
+	base=${dir##*/}
+	case $base in
+	linux|src|source|kernel) base=$(basename "$(dirname "$dir")")-$base ;;
+	esac
+	printf '%s
+' "$base"
+}
+
+# Ignored checkpatch types (scripts/check.sh, scripts/lint.sh), each for a
+# reason outside the patch:
+#   GIT_COMMIT_ID        the stable-kernel header "commit <sha> upstream."
+#   UNKNOWN_COMMIT_ID    is required as is, and the trees are not git
+#                        trees, so the sha cannot be looked up
+#   COMMIT_LOG_LONG_LINE upstream's commit message is carried verbatim
+#                        (62b98015d988 has a benchmark table)
+CHECKPATCH_IGNORE=GIT_COMMIT_ID,UNKNOWN_COMMIT_ID,COMMIT_LOG_LONG_LINE
 
 pristine_dir() {	# BRANCH -> path of the extracted, never-modified tree
 	printf '%s/trees/%s/linux\n' "$CACHE_DIR" "$1"
@@ -162,8 +215,15 @@ patch_upstream_id() {
 		-e 's/^From ([0-9a-f]{40}) .*/\1/p' "$1" | head -n1
 }
 
+# patch_subject PATCHFILE -> the subject, folded lines joined, "[PATCH]" dropped
 patch_subject() {
-	sed -n 's/^Subject: \(\[PATCH[^]]*\] \)\{0,1\}//p' "$1" | head -n1
+	awk '/^Subject: / {
+		s = $0
+		while ((getline l) > 0 && l ~ /^[ \t]/) s = s l
+		sub(/^Subject: (\[PATCH[^]]*\] )?/, "", s)
+		print s
+		exit
+	}' "$1"
 }
 
 # patch_files PATCHFILE -> files the patch touches (relative to the tree top)

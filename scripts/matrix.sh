@@ -54,6 +54,10 @@ cell() {
 	printf '%s' "${s:-not run}"
 }
 
+short() {	# the matrix shows "n/a"; the reason goes to the notes below it
+	case $1 in "not applicable"*) printf 'n/a' ;; *) printf '%s' "$1" ;; esac
+}
+
 ktap_counts() {	# ktap_counts FILE -> "P passed, F failed"
 	[ -f "$1" ] || { printf 'not run'; return; }
 	awk '/^ok / { p++ } /^not ok / { f++ } END { printf "%d passed, %d failed", p, f }' "$1"
@@ -70,7 +74,7 @@ write_markdown() {
 		printf '|---|'; for b in "$@"; do printf -- '---|'; done; echo
 		for name in $(series_patches "$KIT_DIR/series"); do
 			printf '| %s |' "${name%.patch}"
-			for b in "$@"; do printf ' %s |' "$(cell "$b" "$name")"; done
+			for b in "$@"; do printf ' %s |' "$(short "$(cell "$b" "$name")")"; done
 			echo
 		done
 		printf '| **tree** |'; for b in "$@"; do printf ' %s |' "$(kernel_version "$(pristine_dir "$b")" 2>/dev/null)"; done; echo
@@ -93,6 +97,14 @@ write_markdown() {
 		for k in tree apply check boot1 boot0; do
 			grep -q "^$k " "$STATUS_DIR/$1.times" 2>/dev/null || continue
 			printf '| *time %s* |' "$k"; for b in "$@"; do printf ' %s |' "$(time_of "$b" "$k")"; done; echo
+		done
+		echo
+		for b in "$@"; do
+			for name in $(series_patches "$KIT_DIR/series"); do
+				case $(cell "$b" "$name") in
+				"not applicable: "*) printf -- '- n/a on %s, %s: %s\n' "$b" "${name%%-*}" "$(cell "$b" "$name" | sed 's/^not applicable: //')" ;;
+				esac
+			done
 		done
 		echo
 		echo "KTAP logs: out/ktap/. Generated $(date -u +%Y-%m-%dT%H:%M:%SZ)."

@@ -4,7 +4,7 @@
 . "$KIT_DIR/scripts/lib.sh"
 prog=unit
 
-T=$CACHE_DIR/work/unit	# scratch trees of the unit tests
+T=$UNIT_SCRATCH		# scratch trees of this run (made by run.sh)
 
 # tree_sum DIR -> one hash over every path, type, mode and file content
 tree_sum() {

@@ -16,6 +16,13 @@ for f in "$KIT_DIR"/tests/unit/t-*.sh; do
 	done
 done
 
+# every run gets its own scratch area, so that runs never see each other's trees
+CACHE_DIR=$(. "$KIT_DIR/scripts/lib.sh" && echo "$CACHE_DIR")
+mkdir -p "$CACHE_DIR/work"
+UNIT_SCRATCH=$(mktemp -d "$CACHE_DIR/work/unit.XXXXXX")
+export UNIT_SCRATCH
+trap 'chmod -R u+w "$UNIT_SCRATCH" 2>/dev/null; rm -rf "$UNIT_SCRATCH"' EXIT
+
 echo "KTAP version 1"
 echo "1..${#tests[@]}"
 n=0 pass=0 failed=0 skipped=0

@@ -26,7 +26,7 @@ test_apply_twice_is_noop() {
 	sum=$(tree_sum "$d")
 	run_kit "$APPLY" apply "$d"
 	expect_rc 2 "second apply"
-	printf '%s\n' "$OUT" | grep -q 'already applied (3 patches); nothing to do' || fail "$OUT"
+	printf '%s\n' "$OUT" | grep -qE 'already applied \([0-9]+ patches\); nothing to do' || fail "$OUT"
 	expect_sum "$d" "$sum" "second apply"
 	run_kit make -s -C "$KIT_DIR" apply KDIR="$d"
 	expect_rc 0 "make apply on an applied tree"

@@ -75,8 +75,8 @@ test_dirty_git_tree_refused() {
 	local d sum
 	d=$T/gitdirty
 	rm -rf "$d"; mkdir -p "$d"
-	( cd "$(pristine_dir 6.1)" && cp -a --parents Makefile mm/ksm.c mm/khugepaged.c \
-		include/trace/events/huge_memory.h "$d/" )
+	( cd "$(pristine_dir 6.1)" && cp -a --parents Makefile $(kit_touched_files | while read -r f; do
+		[ -e "$f" ] && echo "$f"; done) "$d/" )
 	git -C "$d" init -q && git -C "$d" add -A && git -C "$d" -c user.name=t -c user.email=t@t commit -qm base
 	echo '/* wip */' >> "$d/mm/khugepaged.c"
 	sum=$(tree_sum "$d")

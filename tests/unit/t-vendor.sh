@@ -1,0 +1,209 @@
+# SPDX-License-Identifier: GPL-2.0
+# Vendor trees: drifted copies of the Debian trees (vendor hooks, renamed
+# locals, extra statements and #ifdef CONFIG_VENDOR_X blocks next to the
+# code the series changes) do not take the branch series at fuzz 0; apply
+# re-targets it from the semantic patches and applies the same change.
+# Trees between the supported branches get the nearest older series.
+
+APPLY=$KIT_DIR/scripts/apply.sh
+
+# drift_tree DIR: vendor-style drift next to the code of 0001-0003, edited
+# with sed -i on the files patches touch (private copies in a scratch copy)
+drift_tree() {
+	local kh=$1/mm/khugepaged.c ksm=$1/mm/ksm.c
+	sed -i \
+	    -e '/^static int __collapse_huge_page_isolate(/,/^}/{' \
+	    -e 's/\bnone_or_zero\b/nr_none_zero/g' \
+	    -e '/^\tbool writable = false;$/a #ifdef CONFIG_VENDOR_X\n\tint vendor_hint = 0;\n#endif' \
+	    -e '/^\tif (unlikely(!writable)) {$/i \\ttrace_android_vh_khugepaged_isolate(vma, referenced, \&result);' \
+	    -e '}' \
+	    -e '/^static int [a-z_]*scan_pmd(/,/^}/{' \
+	    -e 's/\bunmapped\b/nr_unmapped/g' \
+	    -e '/^\tif (!writable) {$/i #ifdef CONFIG_VENDOR_X\n\tif (vendor_x_cold_mm(mm))\n\t\treferenced = 0;\n#endif' \
+	    -e '}' "$kh"
+	sed -i \
+	    -e '/^static int break_ksm(/,/^}/{' \
+	    -e 's/\*page;$/*kpage;/' -e 's/\bpage = /kpage = /' -e 's/(page)/(kpage)/g' \
+	    -e '/^\tdo {$/i \\ttrace_android_vh_break_ksm(vma, addr);\n\tvendor_ksm_stat_inc();' \
+	    -e '}' "$ksm"
+	grep -q 'trace_android_vh_khugepaged_isolate' "$kh" && grep -q 'vendor_x_cold_mm' "$kh" &&
+		grep -q 'nr_none_zero' "$kh" || fail "test setup: khugepaged.c drift not made"
+	grep -q 'trace_android_vh_break_ksm' "$ksm" || fail "test setup: ksm.c drift not made"
+}
+
+# drift_rwsem DIR: a vendor hook inside the code 0006 changes
+drift_rwsem() {
+	sed -i '/^rwsem_down_read_slowpath(/,/^}/s/^\tDEFINE_WAKE_Q(wake_q);$/&\n\ttrace_android_vh_rwsem_read_wait_start(sem);/' \
+		"$1/kernel/locking/rwsem.c"
+	grep -q trace_android_vh_rwsem_read_wait_start "$1/kernel/locking/rwsem.c" ||
+		fail "test setup: rwsem.c drift not made"
+}
+
+# set_patchlevel DIR N: the top Makefile is hard-linked to the pristine tree:
+# write a new file and rename it over the link
+set_patchlevel() {
+	sed "s/^PATCHLEVEL = .*/PATCHLEVEL = $2/" "$1/Makefile" > "$1/Makefile.kit-new"
+	mv -f "$1/Makefile.kit-new" "$1/Makefile"
+}
+
+# quilt_fails BRANCH DIR: a plain quilt push of the branch series at fuzz 0
+# fails on (a copy of the touched files of) DIR
+quilt_fails() {
+	local q=$2-quilt f
+	rm -rf "$q"; mkdir -p "$q"
+	for f in $(kit_touched_files); do
+		[ -f "$2/$f" ] || continue
+		mkdir -p "$q/$(dirname "$f")"; cp "$2/$f" "$q/$f"
+	done
+	if ( cd "$q" && QUILT_PATCHES=$KIT_DIR/backports/$1 QUILT_PC=.pc QUILTRC=/dev/null \
+	     quilt push -a --fuzz=0 ) > "$q.log" 2>&1; then
+		fail "quilt push --fuzz=0 of backports/$1 applied to the drifted tree: the drift is void"
+	fi
+	grep -q FAILED "$q.log" || fail "quilt failed without a FAILED hunk: $(tail -n3 "$q.log")"
+	rm -rf "$q" "$q.log"
+}
+
+# undrift FILE: FILE with the vendor drift of drift_tree taken out again
+# (renames undone in the functions drift_tree renamed in, vendor lines and
+# CONFIG_VENDOR_X blocks deleted)
+undrift() {
+	sed -e '/^#ifdef CONFIG_VENDOR_X$/,/^#endif$/d' \
+	    -e '/trace_android_vh_/d' -e '/^\tvendor_ksm_stat_inc();$/d' \
+	    -e '/^static int __collapse_huge_page_isolate(/,/^}/s/\bnr_none_zero\b/none_or_zero/g' \
+	    -e '/^static int [a-z_]*scan_pmd(/,/^}/s/\bnr_unmapped\b/unmapped/g' \
+	    -e '/^static int break_ksm(/,/^}/s/\bkpage\b/page/g' "$1"
+}
+
+# same_change PRISTINE DRIFTED CLEAN RESULT FILE: the re-targeted RESULT is
+# the clean apply CLEAN plus the vendor drift: without the drift they are
+# the same file (and so are the drifted and the pristine file)
+same_change() {
+	cmp -s <(undrift "$2/$5") "$1/$5" || fail "test setup: undrift does not undo the drift of $5"
+	cmp -s "$2/$5" "$1/$5" && fail "test setup: $5 has no drift"
+	cmp -s <(undrift "$4/$5") "$3/$5" ||
+		fail "$5: the re-targeted result is not the clean apply plus the vendor lines:" \
+			"$(diff <(undrift "$4/$5") "$3/$5" | head -n 20)"
+	grep -q 'trace_android_vh_' "$4/$5" || fail "$5: the vendor hooks are gone"
+}
+
+# vendor_case BRANCH RETARGETED...: drift a copy of BRANCH, check quilt
+# fails, apply re-targets the given patches (numbers) and gives the same
+# change as on the clean tree, unapply restores the drifted tree
+vendor_case() {
+	local b=$1 d clean orig sum n f
+	shift
+	d=$(fresh "$b" vendor-$b)
+	drift_tree "$d"
+	orig=$T/vendor-$b-orig
+	rm -rf "$orig"; mkdir -p "$orig/mm"
+	cp "$d/mm/khugepaged.c" "$d/mm/ksm.c" "$orig/mm/"
+	quilt_fails "$b" "$d"
+	sum=$(tree_sum "$d")
+	# FORCE=1: the drift makes the files differ from Debian's tree of the
+	# same version, which apply otherwise refuses as local changes
+	FORCE=1 run_kit "$APPLY" apply "$d"
+	expect_rc 0 "apply on the drifted $b tree"
+	for n in "$@"; do
+		printf '%s\n' "$OUT" | grep -qE "^$n-[^ ]+ +re-targeted from cocci \(out/vendor-$b/$n-" ||
+			fail "$n not reported re-targeted" "$OUT"
+		grep -q "^\[ re-targeted from backports/$b/$n-" "$OUT_DIR"/vendor-$b/$n-*.patch ||
+			fail "no re-targeting note in out/vendor-$b/$n-*"
+	done
+	[ -s "$OUT_DIR/vendor-$b/series" ] || fail "no out/vendor-$b/series"
+	"$KIT_DIR/scripts/detect.sh" "$d" | awk '$2 != "present" { print; bad = 1 } END { exit bad }' ||
+		fail "detect.sh does not find every change after the re-targeted apply"
+	clean=$("$KIT_DIR/scripts/worktree.sh" "$b" patched 2>/dev/null)	# the clean apply
+	for f in mm/khugepaged.c mm/ksm.c; do
+		same_change "$(pristine_dir "$b")" "$orig" "$clean" "$d" "$f"
+	done
+	run_kit "$APPLY" unapply "$d"
+	expect_rc 0 "unapply of the re-targeted series"
+	expect_sum "$d" "$sum" "re-targeted apply + unapply on $b"
+}
+
+test_drifted_5_10() {
+	vendor_case 5.10 0001 0002 0003
+}
+
+test_drifted_6_1() {
+	vendor_case 6.1 0001 0002 0003
+}
+
+# 6.12 already has 0001 (reported as such); 0002 and 0003 are re-targeted
+test_drifted_6_12() {
+	vendor_case 6.12 0002 0003
+}
+
+# no semantic patch covers the rwsem change: a clear failure with the
+# rejects, nothing forced, the tree unchanged
+test_drifted_rwsem_fails_clearly() {
+	local d sum
+	d=$(fresh 6.12 vendor-rwsem)
+	drift_tree "$d"
+	drift_rwsem "$d"
+	sum=$(tree_sum "$d")
+	FORCE=1 run_kit "$APPLY" apply "$d"
+	expect_rc 1 "apply with a drifted rwsem.c"
+	printf '%s\n' "$OUT" | grep -qE '^0002-[^ ]+ +re-targeted from cocci$' || fail "0002 not re-targeted first" "$OUT"
+	printf '%s\n' "$OUT" | grep -qE '^0006-[^ ]+ +failed: does not apply at fuzz 0 \(1 out of [0-9]+ hunks FAILED in kernel/locking/rwsem.c\) and no semantic patch covers it \(cocci/recipes\); rejects in ' ||
+		fail "no clear failure for 0006" "$OUT"
+	printf '%s\n' "$OUT" | grep -qE '^0007-[^ ]+ +not tried' || fail "0007 tried after 0006 failed" "$OUT"
+	printf '%s\n' "$OUT" | tail -n1 | grep -q 'error: 0006-.* does not apply to .* at fuzz 0 (rejects in .*vendor-rwsem/rejects/0006-.*) and re-targeting failed (.*no semantic patch covers it.*); the tree is unchanged' ||
+		fail "last line is not the error" "$OUT"
+	ls "$OUT_DIR"/vendor-rwsem/rejects/0006-*/kernel/locking/rwsem.c.rej >/dev/null || fail "no rejects kept"
+	expect_sum "$d" "$sum" "failed re-targeting"
+}
+
+# a 6.6 tree (a 6.1 copy with PATCHLEVEL = 6) takes the 6.1 series
+test_between_branches_uses_older_series() {
+	local d sum
+	d=$(fresh 6.1 linux-6.6)
+	set_patchlevel "$d" 6
+	sum=$(tree_sum "$d")
+	run_kit "$APPLY" apply "$d"
+	expect_rc 0 "apply on a 6.6 tree"
+	printf '%s\n' "$OUT" | grep -q 'series: backports/6.1 (nearest older branch of 6.6.[0-9]*)' ||
+		fail "no series line" "$OUT"
+	[ "$(printf '%s\n' "$OUT" | grep -c ' applied$')" -eq 7 ] || fail "not 7 patches applied" "$OUT"
+	run_kit "$APPLY" unapply "$d"
+	expect_rc 0 "unapply on a 6.6 tree"
+	expect_sum "$d" "$sum" "apply + unapply on 6.6"
+}
+
+# the same with vendor drift: the nearest older series is re-targeted
+test_between_branches_drifted() {
+	local d
+	d=$(fresh 6.1 vendor-6.6)
+	set_patchlevel "$d" 6
+	drift_tree "$d"
+	run_kit "$APPLY" apply "$d"
+	expect_rc 0 "apply on a drifted 6.6 tree"
+	printf '%s\n' "$OUT" | grep -q 'series: backports/6.1 (nearest older branch of 6.6' || fail "no series line" "$OUT"
+	printf '%s\n' "$OUT" | grep -qE '^0003-[^ ]+ +re-targeted from cocci \(out/vendor-6.6/' || fail "0003 not re-targeted" "$OUT"
+	"$KIT_DIR/scripts/detect.sh" "$d" | awk '$2 != "present" { bad = 1 } END { exit bad }' ||
+		fail "changes not present"
+}
+
+# between branches but without the code the kit changes: unsupported
+test_between_branches_without_the_code() {
+	local d sum
+	d=$(fresh 6.1 linux-6.6-nocode)
+	set_patchlevel "$d" 6
+	sed -i 's/\bbreak_ksm\b/vendor_unshare_ksm/g' "$d/mm/ksm.c"
+	sum=$(tree_sum "$d")
+	run_kit "$APPLY" apply "$d"
+	expect_one_line_error "Linux 6.6.[0-9]+, an unsupported branch \(mm/ksm.c:break_ksm not found\); supported branches: $SUPPORTED_BRANCHES"
+	expect_sum "$d" "$sum" "unsupported 6.6"
+}
+
+# retarget.sh alone on a tree the series applies to: everything as-is
+test_retarget_clean_tree_as_is() {
+	local d
+	d=$(fresh 6.12 retarget-clean)
+	run_kit "$KIT_DIR/scripts/retarget.sh" "$d"
+	expect_rc 0 "retarget.sh on a clean tree"
+	[ "$(grep -c $'\tapplied as-is$' "$OUT_DIR/retarget-clean/status")" -eq 6 ] || fail "$(cat "$OUT_DIR/retarget-clean/status")"
+	for f in $(series_patches "$OUT_DIR/retarget-clean/series"); do
+		cmp -s "$OUT_DIR/retarget-clean/$f" "$KIT_DIR/backports/6.12/$f" || fail "$f is not the branch patch"
+	done
+}
