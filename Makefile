@@ -14,6 +14,8 @@
 #   make export  BRANCH=b|KDIR=dir [FORMAT=quilt|mbox]   out/export/: quilt dir or git am mbox
 #   make lint                   patch header rules (scripts/header-rules.table) + checkpatch
 #   make test                   unit tests + matrix on all branches
+#   make bench   [BRANCH=b]     before/after benchmarks (all branches without BRANCH=): out/bench.{md,json,svg}
+#   make bench-kit [BRANCH=b]   wall time of apply, check, matrix (cold/warm): out/bench-kit.{md,json}
 
 SHELL    := /bin/bash
 BRANCH   ?= 6.12
@@ -27,7 +29,7 @@ S := scripts
 # the tree a KDIR=/BRANCH= target works on: the user's, or a scratch copy
 target = $(if $(KDIR),$(KDIR),$$($(S)/worktree.sh $(BRANCH) scratch))
 
-.PHONY: all demo tree apply unapply status check matrix regen boot export test lint clean help
+.PHONY: all demo tree apply unapply status check matrix regen boot export test lint clean help bench bench-kit
 
 all: demo
 
@@ -66,6 +68,13 @@ lint:
 
 test:
 	@tests/run.sh
+
+# BRANCH defaults to 6.12 for the other targets: bench looks at the command line
+bench:
+	@$(S)/bench.sh $(if $(filter command line environment,$(origin BRANCH)),$(BRANCH))
+
+bench-kit:
+	@$(S)/bench-kit.sh $(if $(filter command line environment,$(origin BRANCH)),$(BRANCH))
 
 help:
 	@sed -n 's/^#   //p' Makefile

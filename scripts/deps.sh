@@ -17,6 +17,7 @@ busybox        busybox-static
 ccache         ccache
 gcc            gcc
 make           make
+git            git
 flex           flex
 bison          bison
 bc             bc

@@ -124,7 +124,7 @@ write_junit() {
 				s=$(cell "$b" "$name")
 				echo "    <testcase classname=\"$b.apply\" name=\"$name\">"
 				case $s in
-				applied|"already upstream"*|"not applicable"*) echo "      <system-out>$(printf '%s' "$s" | xml_escape)</system-out>" ;;
+				applied*|re-targeted*|"already upstream"*|"not applicable"*) echo "      <system-out>$(printf '%s' "$s" | xml_escape)</system-out>" ;;
 				*) echo "      <failure message=\"$(printf '%s' "$s" | xml_escape)\"/>" ;;
 				esac
 				echo "    </testcase>"

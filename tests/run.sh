@@ -33,10 +33,10 @@ main() {
 	read -r passed failed skipped < <(count "$LOG_DIR/unit.ktap")
 	read -r p f s < <(count "$OUT_DIR"/ktap/*.ktap)
 	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
-	# apply results count too: every upstream patch must be applied, already
-	# upstream or not applicable on every branch
+	# apply results count too: every upstream patch must be applied (as is
+	# or re-targeted), already upstream or not applicable on every branch
 	read -r p f < <(cat "$OUT_DIR"/status/*.apply 2>/dev/null | awk -F'\t' '
-		$2 ~ /^(applied|already upstream|not applicable)/ { p++; next } { f++ }
+		$2 ~ /^(applied|re-targeted|already upstream|not applicable)/ { p++; next } { f++ }
 		END { print p + 0, f + 0 }')
 	passed=$((passed + p)); failed=$((failed + f))
 	progress "test: done in $(( $(date +%s) - START ))s"

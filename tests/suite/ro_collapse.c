@@ -11,8 +11,10 @@
  *                      MADV_COLLAPSE exists; EINVAL here => SKIP everything)
  *   2 written_ro:      written, then mprotect(PROT_READ): collapses
  *                      (unpatched 6.1/6.12: -EINVAL from SCAN_PAGE_RO)
- *   3 readfault_ro:    PROT_READ range only ever read (zero page): collapses
- *                      (unpatched: -EINVAL)
+ *   3 readfault_ro:    range only ever read-faulted (zero page) in a PROT_READ
+ *                      VMA that has an anon_vma: collapses (unpatched:
+ *                      -EINVAL).  Without an anon_vma (VMA never written)
+ *                      every kernel, 7.2 included, returns -EINVAL.
  */
 #include "common.h"
 
@@ -104,10 +106,20 @@ int main(void)
 	}
 	ktap_result(collapse_case("written_ro", ro, 0xabcd, 0), "written_ro", NULL);
 
-	/* 3: read-only, only ever read-faulted (all PTEs map the zero page) */
-	rf = map_aligned(PMD_SIZE_, PROT_READ);
+	/*
+	 * 3: a range that was only ever read (all PTEs map the shared zero
+	 * page), in a read-only VMA.  The VMA needs an anon_vma, or every
+	 * kernel refuses (hugepage_vma_revalidate(): SCAN_PAGE_ANON -> EINVAL):
+	 * one page of a second 2 MiB of the same VMA is written first.
+	 */
+	rf = map_aligned(2 * PMD_SIZE_, PROT_READ | PROT_WRITE);
+	rf[PMD_SIZE_] = 1;
 	for (i = 0; i < PMD_SIZE_; i += page_size)
 		sink += rf[i];
+	if (mprotect(rf, 2 * PMD_SIZE_, PROT_READ)) {
+		perror("mprotect");
+		return 1;
+	}
 	ktap_result(collapse_case("readfault_ro", rf, 0, 1), "readfault_ro", NULL);
 	(void)sink;
 	return ktap_exit();

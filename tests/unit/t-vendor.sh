@@ -207,3 +207,21 @@ test_retarget_clean_tree_as_is() {
 		cmp -s "$OUT_DIR/retarget-clean/$f" "$KIT_DIR/backports/6.12/$f" || fail "$f is not the branch patch"
 	done
 }
+
+# a vendor function of the same shape elsewhere in the file would be
+# rewritten too: re-targeting refuses a result that changes other code
+# than the branch patch does, and the tree stays as it was
+test_retarget_refuses_other_changes() {
+	local d sum
+	d=$(fresh 6.12 vendor-other)
+	drift_tree "$d"
+	printf '\n%s\n{\n\t%s\n\n\t%s\n\t\t%s\n\t%s\n}\n' \
+		'static void __maybe_unused vendor_x_probe(pte_t pte)' 'bool writable = false;' \
+		'if (pte_write(pte))' 'writable = true;' 'trace_android_vh_probe(writable);' >> "$d/mm/khugepaged.c"
+	sum=$(tree_sum "$d")
+	FORCE=1 run_kit "$APPLY" apply "$d"
+	expect_rc 1 "apply with a look-alike vendor function"
+	printf '%s\n' "$OUT" | grep -qE '^0003-[^ ]+ +failed: .*re-targeting was refused: the result changes other code than backports/6.12/0003-[^:]*: .*vendor_x_probe' ||
+		fail "0003 not refused for touching vendor_x_probe()" "$OUT"
+	expect_sum "$d" "$sum" "refused re-targeting"
+}

@@ -1,0 +1,380 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""bench-report.py METRICS.TSV OUTDIR [ROUNDS] - turn scripts/bench.sh's raw
+figures into OUTDIR/bench.md (a table per branch), OUTDIR/bench.json and
+OUTDIR/bench.svg (ratios per branch next to the seeds' reference ratios).
+
+Every figure is reported as patched/unpatched: the ratio of each round (the
+two boots of a round ran back to back), then the median and min-max of those
+ratios.  Python 3 standard library only."""
+
+import json
+import os
+import re
+import math
+import statistics
+import sys
+import time
+from collections import defaultdict
+
+BRANCH_ORDER = ["5.10", "6.1", "6.12", "7.2"]
+
+# figure -> (label, better, seed reference ratio or None, seed note)
+KNOWN = {
+    "collapse_contention.collapse_s": (
+        "collapse under mmap_lock contention (seed 001)", "lower", 3.6 / 10.8,
+        "seed 001: 10.8 s -> 3.6 s"),
+    "ksm.unmerge_MiBps": (
+        "KSM unmerge throughput, 128 MiB (seed 003)", "higher", 5010 / 5250,
+        "seed 003: 5250 -> 5010 MiB/s (ksm_tests -D -s 2048)"),
+    "hackbench.geomean": (
+        "hackbench, geometric mean of the configurations (seed 000)", "lower", 0.95,
+        "seed 000: ~5% average gain on arm64"),
+    "ksm.merge_s": ("KSM: ksmd time to merge the 128 MiB", "lower", None, ""),
+    "maps.writer_latency_p50_us": ("mmap writer latency p50, maps readers running (seed 001)", "lower", None, ""),
+    "maps.writer_latency_p99_us": ("mmap writer latency p99, maps readers running (seed 001)", "lower", None, ""),
+    "maps.writer_latency_max_us": ("mmap writer latency max, maps readers running (seed 001)", "lower", None, ""),
+    "ro_collapse.ro_madv_collapse_s": ("RO 8 MiB region: MADV_COLLAPSE time (seed 000)", "lower", None, ""),
+    "ro_collapse.ro_khugepaged_s": ("RO 8 MiB region: khugepaged collapse time (seed 000)", "lower", None, ""),
+    "ro_collapse.ro_anon_huge_kB": ("RO 8 MiB region: AnonHugePages after collapse (seed 000)", "higher", None, ""),
+    "ro_collapse.rw_madv_collapse_s": ("RW 8 MiB control: MADV_COLLAPSE time", "lower", None, ""),
+    "ro_collapse.rw_khugepaged_s": ("RW 8 MiB control: khugepaged collapse time", "lower", None, ""),
+}
+# the figures of the plot, in order
+PLOT = ["collapse_contention.collapse_s", "ksm.unmerge_MiBps", "hackbench.geomean",
+        "maps.writer_latency_p50_us", "maps.writer_latency_p99_us"]
+PLOT_SHORT = {
+    "collapse_contention.collapse_s": "collapse under contention (s)",
+    "ksm.unmerge_MiBps": "KSM unmerge (MiB/s)",
+    "hackbench.geomean": "hackbench pipes (s, geomean)",
+    "maps.writer_latency_p50_us": "mmap writer p50 (us)",
+    "maps.writer_latency_p99_us": "mmap writer p99 (us)",
+}
+COLORS = {"5.10": "#1f77b4", "6.1": "#ff7f0e", "6.12": "#2ca02c", "7.2": "#d62728"}
+
+
+def num(v):
+    try:
+        x = float(v)
+    except ValueError:
+        return None
+    return x if math.isfinite(x) else None
+
+
+def load(path):
+    """rows -> data[branch][metric][variant][round] = value (None = fail)"""
+    data = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
+    units, info = {}, defaultdict(dict)
+    with open(path) as f:
+        next(f, None)
+        for line in f:
+            p = line.rstrip("\n").split("\t")
+            if len(p) != 6:
+                continue
+            b, v, r, m, val, unit = p
+            if m.startswith("run."):
+                info[b][m] = val
+                continue
+            if m == "kernel.bzimage":
+                info[b].setdefault("bzimage_" + v, set()).add(val)
+                continue
+            data[b][m][v][int(r)] = num(val) if val != "fail" else None
+            units[m] = unit
+    return data, units, info
+
+
+def fmt(x):
+    if x is None:
+        return "fail"
+    if x == 0:
+        return "0"
+    a = abs(x)
+    if a >= 1000:
+        return "%.0f" % x
+    if a >= 100:
+        return "%.1f" % x
+    if a >= 1:
+        return "%.2f" % x
+    return "%.3g" % x
+
+
+def spread(vals):
+    ok = [v for v in vals if v is not None]
+    nfail = len(vals) - len(ok)
+    if not ok:
+        return "fail (%d/%d)" % (nfail, len(vals)) if vals else "-"
+    s = "%s (%s–%s)" % (fmt(statistics.median(ok)), fmt(min(ok)), fmt(max(ok)))
+    if nfail:
+        s += ", fail %d/%d" % (nfail, len(vals))
+    return s
+
+
+def figure(m, byvar, unit):
+    u, p = byvar.get("unpatched", {}), byvar.get("patched", {})
+    ratios = []
+    for r in sorted(set(u) & set(p)):
+        if u[r] is not None and p[r] is not None and u[r] > 0:
+            ratios.append(p[r] / u[r])
+    label, better, seed, seednote = KNOWN.get(m, (m, "lower" if unit in ("s", "us") else "higher", None, ""))
+    f = {
+        "label": label, "unit": unit, "better": better,
+        "unpatched": [u[r] for r in sorted(u)], "patched": [p[r] for r in sorted(p)],
+        "ratios": ratios,
+        "ratio_median": statistics.median(ratios) if ratios else None,
+        "ratio_min": min(ratios) if ratios else None,
+        "ratio_max": max(ratios) if ratios else None,
+        "seed_ratio": seed, "seed": seednote,
+    }
+    return f
+
+
+def hackbench_geomean(d):
+    """per variant and round: geometric mean of the hackbench configurations
+    that ran in every boot of both kernels"""
+    names = sorted(m for m in d if m.startswith("hackbench.") and m != "hackbench.geomean")
+    rounds = set()
+    for m in names:
+        for v in ("unpatched", "patched"):
+            rounds |= set(d[m][v])
+    good = [m for m in names
+            if all(d[m][v].get(r) for v in ("unpatched", "patched") for r in rounds)]
+    out = {}
+    for v in ("unpatched", "patched"):
+        out[v] = {}
+        for r in rounds:
+            vals = [d[m][v][r] for m in good]
+            if vals:
+                out[v][r] = math.exp(sum(math.log(x) for x in vals) / len(vals))
+    return out, good
+
+
+def verdict(f):
+    rm = f["ratio_median"]
+    if rm is None:
+        return ""
+    lo, hi = f["ratio_min"], f["ratio_max"]
+    if lo <= 1.0 <= hi:
+        return "within noise"
+    good = (rm < 1) == (f["better"] == "lower")
+    return "better" if good else "worse"
+
+
+def ratio_cell(f):
+    if f["ratio_median"] is None:
+        u = [x for x in f["unpatched"] if x is not None]
+        p = [x for x in f["patched"] if x is not None]
+        if p and not u:
+            return "only patched works"
+        if u and not p:
+            return "only unpatched works"
+        if u and p and statistics.median(u) == 0 and statistics.median(p) > 0:
+            return "unpatched 0, patched %s" % fmt(statistics.median(p))
+        return "n/a"
+    return "**%.3f** (%.3f–%.3f)" % (f["ratio_median"], f["ratio_min"], f["ratio_max"])
+
+
+def main():
+    tsv, outdir = sys.argv[1], sys.argv[2]
+    rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 5
+    data, units, info = load(tsv)
+    branches = [b for b in BRANCH_ORDER if b in data] + sorted(b for b in data if b not in BRANCH_ORDER)
+    report = {
+        "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "rounds": rounds,
+        "note": "qemu TCG guests (2 vCPUs, 1 GiB) on a shared 2-CPU host, tinyconfig + the kit's "
+                "base and debug configs (lockdep, DEBUG_VM): absolute numbers mean little, only "
+                "the ratios patched/unpatched from one run count.",
+        "branches": {},
+    }
+    for b in branches:
+        d = data[b]
+        if not any(m not in ("boot.completed",) for m in d):
+            continue
+        gm, gm_names = hackbench_geomean(d)
+        if gm["unpatched"] or gm["patched"]:
+            d["hackbench.geomean"] = gm
+            units["hackbench.geomean"] = "s"
+        figs = {}
+        for m in sorted(d):
+            if m.startswith(("wall.", "boot.", "exit.")) and m not in ("boot.completed",):
+                continue
+            figs[m] = figure(m, d[m], units.get(m, ""))
+        boots = d.get("boot.completed", {})
+        completed = {v: "%d/%d" % (sum(1 for x in boots.get(v, {}).values() if x), len(boots.get(v, {})))
+                     for v in ("unpatched", "patched")}
+        failed_exits = sorted({m[5:] for m in d if m.startswith("exit.")})
+        report["branches"][b] = {
+            "run_date": info[b].get("run.date"), "run_seconds": num(info[b].get("run.seconds", "")),
+            "bzimage_sha256": {v: sorted(info[b].get("bzimage_" + v, [])) for v in ("unpatched", "patched")},
+            "boots_completed": completed,
+            "hackbench_configs_in_geomean": gm_names,
+            "workloads_with_nonzero_exit": failed_exits,
+            "figures": {m: f for m, f in figs.items() if m != "boot.completed"},
+        }
+
+    with open(outdir + "/bench.json", "w") as f:
+        json.dump(report, f, indent=1, sort_keys=True)
+    write_md(report, outdir + "/bench.md")
+    write_svg(report, outdir + "/bench.svg")
+    print("bench-report: %s/bench.md, bench.json, bench.svg (%s)" % (outdir, " ".join(branches)))
+
+
+def order_key(m):
+    keys = list(KNOWN)
+    if m in keys:
+        return (0, keys.index(m), m)
+    return (1, 0, m)
+
+
+def carried(b):
+    """patch numbers of the branch series (backports/<b>/series) -> "0002 0003 ..." """
+    kit = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        lines = open(os.path.join(kit, "backports", b, "series")).read().splitlines()
+    except OSError:
+        return "?"
+    nums = [re.match(r"(\d{4})", l).group(1) for l in lines if re.match(r"\d{4}-", l)]
+    return " ".join(nums) or "none"
+
+
+SEED_OF = "0001: seed 003 (KSM break_ksm); 0002-0003: seed 000 (RO collapse); 0004-0008: seed 001 (mmap_lock)"
+
+
+def write_md(rep, path):
+    L = ["# Benchmarks: patched / unpatched", "",
+         "Generated %s by `make bench` (scripts/bench.sh, scripts/bench-report.py)." % rep["generated"],
+         "",
+         "**Read the ratios, not the numbers.** The guests run under qemu TCG (no KVM: 10-50x "
+         "slower than native), 2 vCPUs and 1 GiB, on a 2-CPU host shared with other jobs, with "
+         "the kit's debug config (lockdep, DEBUG_VM, DEBUG_RWSEMS): absolute times mean little, "
+         "and only ratios patched/unpatched from one run count. Each round boots the unpatched and "
+         "the patched kernel (same config) back to back, in alternating order, and runs every "
+         "workload once per boot; the ratio is taken within a round. Cells: median (min–max) "
+         "over the rounds. Ratio < 1 is better for times and latencies, > 1 for throughput and "
+         "AnonHugePages. \"within noise\": the ratio range includes 1.",
+         ""]
+    for b, br in rep["branches"].items():
+        L.append("## %s" % b)
+        L.append("")
+        sha = br["bzimage_sha256"]
+        L.append("Run %s, %s s; boots completed: unpatched %s, patched %s; kernels (bzImage sha256): "
+                 "unpatched %s, patched %s." % (
+                     br["run_date"], "%.0f" % br["run_seconds"] if br["run_seconds"] else "?",
+                     br["boots_completed"]["unpatched"], br["boots_completed"]["patched"],
+                     ",".join(sha["unpatched"]) or "?", ",".join(sha["patched"]) or "?"))
+        L.append("")
+        L.append("Carries: %s (%s). A figure whose patch the branch does not carry (already "
+                 "upstream) compares two kernels that are the same there: its ratio shows the noise." % (
+                     carried(b), SEED_OF))
+        if br["workloads_with_nonzero_exit"]:
+            L.append("Workloads that exited non-zero in some boot: %s (see out/bench/runs/%s/)." % (
+                ", ".join(br["workloads_with_nonzero_exit"]), b))
+        L.append("")
+        L.append("| figure | unit | unpatched | patched | ratio p/u: median (min–max) | | seed reference |")
+        L.append("|---|---|---|---|---|---|---|")
+        for m in sorted(br["figures"], key=order_key):
+            f = br["figures"][m]
+            seed = ""
+            if f["seed_ratio"] is not None:
+                seed = "%.3f (%s)" % (f["seed_ratio"], f["seed"])
+            name = f["label"] if m in KNOWN else "`%s`" % m
+            if m == "hackbench.geomean":
+                name += " [%d configs]" % len(br["hackbench_configs_in_geomean"])
+            L.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                name, f["unit"], spread(f["unpatched"]), spread(f["patched"]),
+                ratio_cell(f), verdict(f), seed))
+        L.append("")
+    L += ["Notes:", "",
+          "- hackbench: pipes only (the kit's tinyconfig kernels have no CONFIG_NET, so no AF_UNIX "
+          "sockets); 20 senders and 20 receivers per group, groups 1, 2 and 4, processes and threads, "
+          "THP set to `always` while it runs (seed 000's gain was measured on arm64 bare metal with "
+          "mmtests; here x86_64 under TCG).",
+          "- KSM: 128 MiB of identical pages instead of ksm_tests' 2 GiB; MiB/s of MADV_UNMERGEABLE.",
+          "- collapse under contention and mmap writer latency are the suite's "
+          "`collapse_contention` and `maps_consistency` (4 eligible 2 MiB regions above 4000 "
+          "one-page VMAs; 2 writer threads; maps/smaps_rollup readers for 6 s).",
+          "- RO collapse: MADV_COLLAPSE where the kernel has it (6.1+), khugepaged on 5.10 "
+          "(given up after 8 s: \"fail\" = no collapse, the unpatched behaviour).",
+          "- raw figures: out/bench/metrics.tsv; serial logs: out/bench/runs/<branch>/r<N>/boot/.",
+          ""]
+    with open(path, "w") as f:
+        f.write("\n".join(L))
+
+
+def esc(s):
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def write_svg(rep, path):
+    branches = list(rep["branches"])
+    W, H = 980, 430
+    left, top, bottom = 70, 60, 110
+    ph = H - top - bottom
+    n = len(PLOT)
+    pw = (W - left - 20) / n
+    vals = [1.0, 1.2]
+    for b in branches:
+        for m in PLOT:
+            f = rep["branches"][b]["figures"].get(m)
+            if f and f["ratio_max"] is not None:
+                vals += [f["ratio_min"], f["ratio_max"]]
+            if f and f["seed_ratio"]:
+                vals.append(f["seed_ratio"])
+    ymax = max(vals) * 1.08
+    ymax = max(1.2, min(ymax, 4.0))
+
+    def y(v):
+        return top + ph - (min(v, ymax) / ymax) * ph
+
+    o = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">' % (W, H),
+         '<rect width="100%" height="100%" fill="white"/>',
+         '<text x="%d" y="22" font-size="15" font-weight="bold">mm-backport-kit benchmarks: ratio patched/unpatched per branch (median, min–max over %d rounds)</text>' % (left - 50, rep["rounds"]),
+         '<text x="%d" y="40" fill="#555">qemu TCG guests: only ratios count. Black bar: seed reference ratio. Ratios above %.1f are clipped.</text>' % (left - 50, ymax)]
+    # axis and grid
+    step = 0.2 if ymax <= 2 else 0.5
+    t = 0.0
+    while t <= ymax + 1e-9:
+        yy = y(t)
+        o.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s" stroke-width="1"/>' % (
+            left, yy, W - 20, yy, "#999" if abs(t - 1) < 1e-9 else "#eee"))
+        o.append('<text x="%d" y="%.1f" text-anchor="end" fill="#333">%.1f</text>' % (left - 6, yy + 4, t))
+        t += step
+    o.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#333"/>' % (left, top, left, top + ph))
+    o.append('<text transform="translate(18,%d) rotate(-90)" text-anchor="middle">patched / unpatched</text>' % (top + ph / 2))
+    for i, m in enumerate(PLOT):
+        x0 = left + i * pw
+        o.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>' % (x0 + pw / 2, top + ph + 20, esc(PLOT_SHORT[m])))
+        better = KNOWN[m][1]
+        o.append('<text x="%.1f" y="%d" text-anchor="middle" fill="#777">%s is better</text>' % (
+            x0 + pw / 2, top + ph + 36, "lower" if better == "lower" else "higher"))
+        seed = KNOWN[m][2]
+        if seed:
+            o.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="black" stroke-width="3"/>' % (
+                x0 + 8, y(seed), x0 + pw - 8, y(seed)))
+            o.append('<text x="%.1f" y="%.1f" font-size="10" fill="black">seed %.2f</text>' % (x0 + 8, y(seed) - 4, seed))
+        nb = max(1, len(branches))
+        for j, b in enumerate(branches):
+            f = rep["branches"][b]["figures"].get(m)
+            cx = x0 + pw * (j + 1) / (nb + 1)
+            if not f or f["ratio_median"] is None:
+                o.append('<text x="%.1f" y="%.1f" text-anchor="middle" font-size="10" fill="%s">n/a</text>' % (cx, y(1.0) - 6, COLORS.get(b, "#444")))
+                continue
+            c = COLORS.get(b, "#444")
+            o.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2"/>' % (cx, y(f["ratio_min"]), cx, y(f["ratio_max"]), c))
+            o.append('<circle cx="%.1f" cy="%.1f" r="5" fill="%s"><title>%s %s: %.3f (%.3f-%.3f)</title></circle>' % (
+                cx, y(f["ratio_median"]), c, b, esc(m), f["ratio_median"], f["ratio_min"], f["ratio_max"]))
+    # legend
+    lx = left
+    for b in branches:
+        o.append('<circle cx="%d" cy="%d" r="5" fill="%s"/>' % (lx, H - 30, COLORS.get(b, "#444")))
+        o.append('<text x="%d" y="%d">%s</text>' % (lx + 10, H - 26, b))
+        lx += 70
+    o.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black" stroke-width="3"/>' % (lx, H - 30, lx + 24, H - 30))
+    o.append('<text x="%d" y="%d">seed reference (001: 3.6/10.8 s, 003: 5010/5250 MiB/s, 000: 0.95)</text>' % (lx + 30, H - 26))
+    o.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(o) + "\n")
+
+
+if __name__ == "__main__":
+    main()

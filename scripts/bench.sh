@@ -1,0 +1,136 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# bench.sh [BRANCH...] - before/after benchmarks: for each branch (default:
+# all), boot the unpatched and the patched kernel (same config, the ones
+# scripts/boot.sh builds) with the bench initramfs (tests/bench/ plus the
+# suite's collapse_contention and maps_consistency), BENCH_ROUNDS times
+# each (default 5), and report every figure as the ratio patched/unpatched:
+# median and min-max over the rounds.  (make bench [BRANCH=b])
+#
+# Rounds: one boot runs every workload once; a round is one unpatched and
+# one patched boot back to back, in alternating order (U P, P U, ...).  The
+# ratio of a round is taken between its two boots, so a change in host load
+# (the 2 CPUs are shared; qemu TCG slows with them) hits both sides of a
+# ratio alike instead of all runs of one kernel: that is why it is 5 boots
+# per kernel rather than one boot running the workloads 5 times.
+#
+# Output: out/bench.md, out/bench.json, out/bench.svg (scripts/bench-report.py,
+# rewritten after every branch), raw figures out/bench/metrics.tsv, serial
+# logs out/bench/runs/<branch>/r<N>/boot/.  Benchmarks never fail the test
+# suite: a broken boot or workload is reported, and the script goes on.
+# metrics.tsv keeps the figures of branches not named this time.
+# Environment: BENCH_ROUNDS (default 5), BOOT_TIMEOUT (default 300),
+# TEST_TIMEOUT (default 150).
+set -eu
+set -o pipefail
+. "$(dirname "$0")/lib.sh"
+
+ROUNDS=${BENCH_ROUNDS:-5}
+case $ROUNDS in ''|*[!0-9]*|0) die "BENCH_ROUNDS=$ROUNDS: use a count >= 1 (5 for the report)" ;; esac
+[ "$#" -gt 0 ] || set -- $SUPPORTED_BRANCHES
+for b in "$@"; do require_branch "$b"; done
+
+BENCH_DIR=$OUT_DIR/bench
+BIN=$BENCH_DIR/bin
+TSV=$BENCH_DIR/metrics.tsv
+mkdir -p "$BENCH_DIR"
+start_all=$(date +%s)
+
+progress "bench: building the benchmarks -> $BIN"
+make -s -C "$KIT_DIR/tests/bench" O="$BIN" >&2 || die "building tests/bench failed"
+progress "bench: binaries: $(cd "$BIN" && ls | paste -sd' ')"
+
+# metrics.tsv keeps the other branches' figures: a branch is measured anew
+# as a whole, so the report can show all four after 'make bench BRANCH=b'
+if [ -f "$TSV" ]; then
+	awk -F'\t' -v drop=" $* " 'NR == 1 || index(drop, " " $1 " ") == 0' "$TSV" > "$TSV.tmp"
+	mv "$TSV.tmp" "$TSV"
+else
+	printf 'branch\tvariant\tround\tmetric\tvalue\tunit\n' > "$TSV"
+fi
+
+# metrics_of LOG BRANCH VARIANT ROUND -> TSV rows of the figures in a serial log
+metrics_of() {
+	awk -v b="$2" -v v="$3" -v r="$4" '
+	function row(m, val, u) { printf "%s\t%s\t%s\t%s\t%s\t%s\n", b, v, r, m, val, u }
+	/^\[ *[0-9]+\.[0-9]+\] / { next }			# kernel log
+	{ sub(/^ +/, "") }
+	$1 == "#" && $2 == "metric" && NF >= 5 { row($3, $4, $5); next }
+	/^# collapse_seconds: / {
+		row("collapse_contention.collapse_s", ($3 ~ /^[0-9.]+$/) ? $3 : "fail", "s"); next
+	}
+	/^# writer_latency_us: / && NF == 5 {
+		row("maps.writer_latency_p50_us", $3, "us")
+		row("maps.writer_latency_p99_us", $4, "us")
+		row("maps.writer_latency_max_us", $5, "us"); next
+	}
+	/^# [a-z_]+: exit [0-9]+, [0-9.]+ s$/ {
+		w = $2; sub(/:$/, "", w); t = $5
+		row("wall." w "_s", t, "s")
+		if ($4 != "0,") row("exit." w, $4 + 0, "rc")
+	}
+	/^MMBK-END/ { end = 1 }
+	END { row("boot.completed", end ? 1 : 0, "bool") }
+	' "$1"
+}
+
+# boot_one BRANCH VARIANT ROUND NOBUILD: one boot, its figures into $TSV
+boot_one() {
+	local branch=$1 variant=$2 round=$3 nobuild=$4 dir log out rc=0 t0 img sha
+	dir=$BENCH_DIR/runs/$branch/r$round
+	out=$dir/boot-$variant.out
+	mkdir -p "$dir"
+	rm -f "$out" "$dir/boot/$branch-$variant".*
+	progress "bench: $branch round $round/$ROUNDS: $variant kernel$([ "$nobuild" = 1 ] || echo ' (build if needed)')"
+	t0=$(date +%s)
+	PATCHED=$([ "$variant" = patched ] && echo 1 || echo 0) BRANCH=$branch KDIR= \
+	NOBUILD=$nobuild SUITE_DIR=$BIN EXPECT=none MMBK_OUT=$dir \
+	BOOT_TIMEOUT=${BOOT_TIMEOUT:-300} TEST_TIMEOUT=${TEST_TIMEOUT:-150} \
+		"$KIT_DIR/scripts/boot.sh" > "$out" 2>&1 || rc=$?
+	# build lines and the summary only: the full output is in $out
+	grep -E '^\[[0-9:]+\] (kbuild|boot): |^boot [0-9.]+ ' "$out" | grep -v 'boot: qemu' |
+		sed 's/^/    /' >&2 || true
+	log=$dir/boot/$branch-$variant.log
+	if [ ! -f "$log" ]; then
+		warn "$branch $variant round $round: no serial log (boot.sh rc=$rc; see $out)"
+		printf '%s\t%s\t%s\tboot.completed\t0\tbool\n' "$branch" "$variant" "$round" >> "$TSV"
+		return 0
+	fi
+	img=$CACHE_DIR/build/$branch-$variant/arch/x86/boot/bzImage
+	sha=$(sha256sum "$img" 2>/dev/null | cut -c1-12) || sha=none
+	{
+		metrics_of "$log" "$branch" "$variant" "$round"
+		printf '%s\t%s\t%s\tkernel.bzimage\t%s\tsha256\n' "$branch" "$variant" "$round" "$sha"
+		printf '%s\t%s\t%s\twall.boot_total_s\t%s\ts\n' "$branch" "$variant" "$round" "$(( $(date +%s) - t0 ))"
+	} >> "$TSV"
+	# one line of figures per boot, so progress shows numbers
+	awk -F'\t' -v b="$branch" -v v="$variant" -v r="$round" '
+		$1 == b && $2 == v && $3 == r && $4 ~ /^(collapse_contention|ksm\.unmerge|maps\.writer_latency_p99|ro_collapse\.ro_|hackbench\.process-pipes-4)/ {
+			s = s sprintf(" %s=%s", $4, $5) }
+		END { print "    figures:" s }' "$TSV" >&2
+	[ "$rc" = 0 ] || warn "$branch $variant round $round: boot.sh rc=$rc (see $out)"
+}
+
+report() {
+	/usr/bin/python3 "$KIT_DIR/scripts/bench-report.py" "$TSV" "$OUT_DIR" "$ROUNDS" >&2 ||
+		warn "bench-report.py failed"
+}
+
+for branch in "$@"; do
+	bstart=$(date +%s)
+	printf '%s\t-\t-\trun.date\t%s\tutc\n' "$branch" "$(date -u +%Y-%m-%dT%H:%MZ)" >> "$TSV"
+	progress "bench: === $branch: $ROUNDS rounds (unpatched + patched boot each) ==="
+	for round in $(seq 1 "$ROUNDS"); do
+		if [ $((round % 2)) = 1 ]; then order="unpatched patched"; else order="patched unpatched"; fi
+		for variant in $order; do
+			# round 1 builds (kbuild.sh: a no-op when up to date), later rounds
+			# boot that very kernel
+			boot_one "$branch" "$variant" "$round" "$([ "$round" = 1 ] && echo 0 || echo 1)"
+		done
+	done
+	progress "bench: $branch done in $(( $(date +%s) - bstart ))s"
+	printf '%s\t-\t-\trun.seconds\t%s\ts\n' "$branch" "$(( $(date +%s) - bstart ))" >> "$TSV"
+	report
+done
+progress "bench: all done in $(( $(date +%s) - start_all ))s: $OUT_DIR/bench.md, $OUT_DIR/bench.json, $OUT_DIR/bench.svg"
+cat "$OUT_DIR/bench.md" 2>/dev/null || true
