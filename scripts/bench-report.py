@@ -320,27 +320,30 @@ def write_svg(rep, path):
                 vals += [f["ratio_min"], f["ratio_max"]]
             if f and f["seed_ratio"]:
                 vals.append(f["seed_ratio"])
-    ymax = max(vals) * 1.08
-    ymax = max(1.2, min(ymax, 4.0))
+    # ratios are multiplicative: log2 axis, 1/4..4 at least, clipped to 1/16..16
+    vals = [v for v in vals if v and v > 0]
+    lo = max(-4, min(-2, math.floor(math.log2(min(vals)))))
+    hi = min(4, max(2, math.ceil(math.log2(max(vals)))))
+    ymax = 2.0 ** hi
 
     def y(v):
-        return top + ph - (min(v, ymax) / ymax) * ph
+        lv = min(max(math.log2(v), lo), hi) if v > 0 else lo
+        return top + ph - (lv - lo) / (hi - lo) * ph
 
     o = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">' % (W, H),
          '<rect width="100%" height="100%" fill="white"/>',
          '<text x="%d" y="22" font-size="15" font-weight="bold">mm-backport-kit benchmarks: ratio patched/unpatched per branch (median, min–max over %d rounds)</text>' % (left - 50, rep["rounds"]),
-         '<text x="%d" y="40" fill="#555">qemu TCG guests: only ratios count. Black bar: seed reference ratio. Ratios above %.1f are clipped.</text>' % (left - 50, ymax)]
+         '<text x="%d" y="40" fill="#555">qemu TCG guests: only ratios count. Black bar: seed reference ratio. Log scale, clipped at 1/%d and %d.</text>' % (left - 50, 2 ** -lo, ymax)]
     # axis and grid
-    step = 0.2 if ymax <= 2 else 0.5
-    t = 0.0
-    while t <= ymax + 1e-9:
+    for e in range(lo, hi + 1):
+        t = 2.0 ** e
         yy = y(t)
         o.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s" stroke-width="1"/>' % (
-            left, yy, W - 20, yy, "#999" if abs(t - 1) < 1e-9 else "#eee"))
-        o.append('<text x="%d" y="%.1f" text-anchor="end" fill="#333">%.1f</text>' % (left - 6, yy + 4, t))
-        t += step
+            left, yy, W - 20, yy, "#999" if e == 0 else "#eee"))
+        o.append('<text x="%d" y="%.1f" text-anchor="end" fill="#333">%s</text>' % (
+            left - 6, yy + 4, ("%g" % t) if e >= 0 else "1/%d" % (2 ** -e)))
     o.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#333"/>' % (left, top, left, top + ph))
-    o.append('<text transform="translate(18,%d) rotate(-90)" text-anchor="middle">patched / unpatched</text>' % (top + ph / 2))
+    o.append('<text transform="translate(18,%d) rotate(-90)" text-anchor="middle">patched / unpatched (log scale)</text>' % (top + ph / 2))
     for i, m in enumerate(PLOT):
         x0 = left + i * pw
         o.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>' % (x0 + pw / 2, top + ph + 20, esc(PLOT_SHORT[m])))
