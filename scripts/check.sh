@@ -87,7 +87,8 @@ check_checkpatch() {
 	local name out
 	for name in $(applied_patches); do
 		out=$(cd "$TREE" && perl scripts/checkpatch.pl --no-tree -q --no-summary \
-			--ignore "$CHECKPATCH_IGNORE" "$(applied_dir)/$name" 2>&1) || true
+			--ignore "$CHECKPATCH_IGNORE$(checkpatch_waivers "$KIT_DIR/backports/$BRANCH/$name")" \
+			"$(applied_dir)/$name" 2>&1) || true
 		if [ -z "$out" ]; then
 			ktap ok "checkpatch $name"
 		else

@@ -131,6 +131,17 @@ tree_name() {
 #                        (62b98015d988 has a benchmark table)
 CHECKPATCH_IGNORE=GIT_COMMIT_ID,UNKNOWN_COMMIT_ID,COMMIT_LOG_LONG_LINE
 
+# checkpatch_waivers PATCHFILE -> ",TYPE..." reviewed and waived for that
+# patch in scripts/header-rules.table (rows of kind checkpatch-waive)
+checkpatch_waivers() {
+	local rel=${1#"$KIT_DIR"/} rule glob kind arg msg
+	while IFS=$'\t' read -r rule glob kind arg msg; do
+		[ "$kind" = checkpatch-waive ] || continue
+		# shellcheck disable=SC2254
+		case $rel in $glob) printf ',%s' "$arg" ;; esac
+	done < <(grep -v '^#' "$KIT_DIR/scripts/header-rules.table" | grep -v '^[[:space:]]*$' | tr -s '\t')
+}
+
 pristine_dir() {	# BRANCH -> path of the extracted, never-modified tree
 	printf '%s/trees/%s/linux\n' "$CACHE_DIR" "$1"
 }

@@ -181,16 +181,6 @@ check_series() {
 	done
 }
 
-# waived PATCHFILE -> the checkpatch types waived for it, comma separated
-waived() {
-	local rule glob kind arg msg
-	while IFS=$'\t' read -r rule glob kind arg msg; do
-		[ "$kind" = checkpatch-waive ] || continue
-		# shellcheck disable=SC2254
-		case ${1#"$KIT_DIR"/} in $glob) printf ',%s' "$arg" ;; esac
-	done < <(rules)
-}
-
 checkpatch_tree() {	# -> a cached tree with scripts/checkpatch.pl, newest first
 	local b
 	for b in 7.2 $(printf '%s\n' $SUPPORTED_BRANCHES | sort -rV); do
@@ -204,7 +194,7 @@ check_checkpatch() {
 	tree=$(checkpatch_tree)
 	for f in "$@"; do
 		( cd "$tree" && perl scripts/checkpatch.pl --no-tree -q --no-summary --emacs --terse \
-			--show-types --ignore "$CHECKPATCH_IGNORE$(waived "$f")" "$f" 2>&1 ) |
+			--show-types --ignore "$CHECKPATCH_IGNORE$(checkpatch_waivers "$f")" "$f" 2>&1 ) |
 			sed "s|^$KIT_DIR/||" | grep . | while IFS= read -r line; do
 				echo "$line [checkpatch]"
 			done || true
