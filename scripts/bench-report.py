@@ -296,6 +296,8 @@ def write_md(rep, path):
           "- RO collapse: MADV_COLLAPSE where the kernel has it (6.1+), khugepaged on 5.10 "
           "(given up after 8 s: \"fail\" = no collapse, the unpatched behaviour).",
           "- raw figures: out/bench/metrics.tsv; serial logs: out/bench/runs/<branch>/r<N>/boot/.",
+          "- the kit's own wall times (apply, check, matrix; cold and warm) are `make bench-kit`: "
+          "out/bench-kit.md (separate: it takes ~4-5 min per branch).",
           ""]
     with open(path, "w") as f:
         f.write("\n".join(L))

@@ -142,7 +142,7 @@ else
 		-append "console=ttyS0 panic=-1 rdinit=/init transparent_hugepage=madvise clocksource=hpet" \
 		-display none -monitor none -serial stdio -no-reboot </dev/null 2>&1 |
 		tr -d '\r' | tee "$LOG" |
-		grep --line-buffered -E '^ *(KTAP version|# Subtest:|(not )?ok [0-9]+ |# (collapse_seconds|writer_latency_us|SKIP))|MMBK-|Kernel panic|BUG:|WARNING:' >&2 ||
+		grep --line-buffered -E '^ *(KTAP version|# Subtest:|(not )?ok [0-9]+ |# (collapse_seconds|collapse_full_scans|writer_latency_us|SKIP))|MMBK-|Kernel panic|BUG:|WARNING:' >&2 ||
 		qrc=$?
 	boot_s=$(( $(date +%s) - t0 ))
 	# pipefail: the status is timeout's (124 = timed out) or grep's (1 = no line)
@@ -193,7 +193,7 @@ BEGIN {
 	top[line] = res; ntop++
 	next
 }
-/^    # (collapse_seconds|writer_latency_us): / {
+/^    # (collapse_seconds|collapse_full_scans|writer_latency_us): / {
 	m = $0; sub(/^    # /, "", m); metrics = metrics sub_name "." m "\n"; next
 }
 /^1\.\.[0-9]+$/ { plan = substr($0, 4) + 0 }
@@ -239,7 +239,7 @@ if [ "$mism" = 0 ] && [ "$nsplat" = 0 ]; then verdict=PASS; else verdict=FAIL; f
 echo "verdict: $verdict" >> "$RESULT"
 
 printf '\n' >&2
-grep -E '^(case|run:|counts:|times:)|\.(collapse_seconds|writer_latency_us):' "$RESULT" >&2
+grep -E '^(case|run:|counts:|times:)|\.(collapse_seconds|collapse_full_scans|writer_latency_us):' "$RESULT" >&2
 counts=$(sed -n 's/^counts: //p' "$RESULT")
 printf 'boot %s %s: %s (%s; splats %d; build %ds, boot %ds; log %s)\n' \
 	"$branch" "$variant" "$verdict" "$counts" "$nsplat" "$build_s" "$boot_s" "$LOG"
