@@ -37,36 +37,6 @@ SUITE_DIR=${SUITE_DIR:-}
 EXPECT_MODE=${EXPECT:-}
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)"
 
-# snapshot_tree BRANCH TREE -> a private hard-link snapshot of the patched
-# worktree, at a stable path (ccache hits), remade only when the worktree's
-# stamp changes.  worktree.sh remakes its tree (rm -rf + copy) whenever the
-# series changes, also while a build reads it; the snapshot's hard links keep
-# the files alive because the kit only ever replaces files by rename.
-snapshot_tree() {
-	local branch=$1 tree=$2 snap stamp try
-	snap=$CACHE_DIR/work/$branch/boot-patched/linux
-	for try in 1 2 3; do
-		stamp=$(cat "$tree.stamp" 2>/dev/null || echo none)
-		if [ -f "$snap/Makefile" ] && [ "$(cat "$snap.stamp" 2>/dev/null)" = "$stamp" ]; then
-			printf '%s\n' "$snap"
-			return 0
-		fi
-		progress "boot: snapshot of $tree (series $stamp) -> $snap"
-		rm -rf "$snap" "$snap.stamp"
-		mkdir -p "$(dirname "$snap")"
-		if cp -al "$tree" "$snap" 2>/dev/null &&
-		   [ "$(cat "$tree.stamp" 2>/dev/null || echo none)" = "$stamp" ]; then
-			echo "$stamp" > "$snap.stamp"
-			printf '%s\n' "$snap"
-			return 0
-		fi
-		warn "the patched worktree changed while it was copied; retrying"
-		sleep 5
-		tree=$("$KIT_DIR/scripts/worktree.sh" "$branch" patched | tail -n1)
-	done
-	die "could not snapshot a stable patched tree of $branch (the series keeps changing)"
-}
-
 # --- source tree and build dir ---------------------------------------------
 if [ -n "${KDIR:-}" ]; then
 	SRC=$(cd "$KDIR" 2>/dev/null && pwd) || die "KDIR=$KDIR does not exist; point KDIR= at a kernel source tree"
@@ -91,12 +61,10 @@ else
 	if [ -z "${JUDGE_LOG:-}" ]; then
 		SRC=$("$KIT_DIR/scripts/worktree.sh" "$branch" "$variant_src" | tail -n1)
 		[ -f "$SRC/Makefile" ] || die "worktree.sh gave no tree for $branch $variant_src"
-		if [ "$variant_src" = patched ]; then
-			SRC=$(snapshot_tree "$branch" "$SRC")
-		fi
 	fi
+	OBJ=$(build_dir "$branch" "$variant_src")	# shared with make check
 fi
-OBJ=$CACHE_DIR/build/$tag
+OBJ=${OBJ:-$CACHE_DIR/build/$tag}
 BOOT_DIR=$OUT_DIR/boot
 mkdir -p "$BOOT_DIR"
 LOG=$BOOT_DIR/$logtag.log
@@ -241,6 +209,25 @@ echo "verdict: $verdict" >> "$RESULT"
 printf '\n' >&2
 grep -E '^(case|run:|counts:|times:)|\.(collapse_seconds|collapse_full_scans|writer_latency_us):' "$RESULT" >&2
 counts=$(sed -n 's/^counts: //p' "$RESULT")
-printf 'boot %s %s: %s (%s; splats %d; build %ds, boot %ds; log %s)\n' \
+# stdout: the judged results as KTAP; a failure the expectation table
+# predicts (the unpatched baseline) is "ok ... # XFAIL"
+awk -v tag="$branch $variant" -v splats="$nsplat" '
+	/^case / { n++; name[n] = $2; res[n] = $3; st[n] = $NF }
+	/^run: / { incomplete = incomplete "# " $0 "\n" }
+	END {
+		print "KTAP version 1"
+		print "# boot " tag
+		print "1.." n + 2
+		for (i = 1; i <= n; i++) {
+			if (st[i] == "ok" && res[i] == "skip") printf "ok %d %s # SKIP not on this branch\n", i, name[i]
+			else if (st[i] == "ok") printf "ok %d %s\n", i, name[i]
+			else if (st[i] == "expected-fail") printf "ok %d %s # XFAIL fails without the series, as expected\n", i, name[i]
+			else printf "not ok %d %s # got %s\n", i, name[i], res[i]
+		}
+		printf "%s %d no oops, lockdep splat, BUG or WARNING\n", splats == 0 ? "ok" : "not ok", n + 1
+		printf "%s %d every test binary ran to the end\n%s", incomplete == "" ? "ok" : "not ok", n + 2, incomplete
+	}
+' "$RESULT"
+printf '# boot %s %s: %s (%s; splats %d; build %ds, boot %ds; log %s)\n' \
 	"$branch" "$variant" "$verdict" "$counts" "$nsplat" "$build_s" "$boot_s" "$LOG"
 [ "$verdict" = PASS ] || [ "$EXPECT_MODE" = none ]	# bench hook: report only

@@ -40,7 +40,7 @@ run_branch() {
 		for p in 1 0; do
 			t=$(now)
 			BRANCH=$b PATCHED=$p KDIR= "$KIT_DIR/scripts/boot.sh" \
-				> "$KTAP_DIR/$b-boot-$p.ktap" 2>&1 || true
+				> "$KTAP_DIR/$b-boot-$p.ktap" 2> "$STATUS_DIR/$b-boot-$p.log" || true
 			echo "boot$p $(elapsed "$t")" >> "$STATUS_DIR/$b.times"
 			tail -n1 "$KTAP_DIR/$b-boot-$p.ktap"
 		done
@@ -90,7 +90,7 @@ write_markdown() {
 		if [ "${BOOT:-0}" = 1 ]; then
 			for p in 1 0; do
 				printf '| **boot %s** |' "$([ $p = 1 ] && echo patched || echo unpatched)"
-				for b in "$@"; do printf ' %s |' "$(tail -n1 "$KTAP_DIR/$b-boot-$p.ktap" 2>/dev/null | sed 's/^# //')"; done
+				for b in "$@"; do printf ' %s |' "$(tail -n1 "$KTAP_DIR/$b-boot-$p.ktap" 2>/dev/null | sed -e 's/^# boot [^:]*: //' -e 's/; log [^)]*//')"; done
 				echo
 			done
 		fi
