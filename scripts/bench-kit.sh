@@ -65,7 +65,7 @@ step() {
 	"$@" > "$KOUT/$b-${name// /-}.log" 2>&1 || rc=$?
 	t=$(since "$t")
 	[ -z "$logdir" ] || kb=$(kbuild_seconds "$logdir")
-	progress "bench-kit: $b $name: ${t}s (kbuild ${kb}s, rc $rc)"
+	progress "bench-kit: $b $name: ${t}s ($([ "$kb" = - ] || echo "kbuild ${kb}s, ")rc $rc)"
 	printf '%s\t%s\t%s\t%s\t%s\n' "$b" "$name" "$t" "$kb" "$rc" >> "$TSV"
 }
 

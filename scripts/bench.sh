@@ -86,17 +86,17 @@ boot_one() {
 	PATCHED=$([ "$variant" = patched ] && echo 1 || echo 0) BRANCH=$branch KDIR= \
 	NOBUILD=$nobuild SUITE_DIR=$BIN EXPECT=none MMBK_OUT=$dir \
 	BOOT_TIMEOUT=${BOOT_TIMEOUT:-300} TEST_TIMEOUT=${TEST_TIMEOUT:-150} \
-		"$KIT_DIR/scripts/boot.sh" > "$out" 2>&1 || rc=$?
-	# build lines and the summary only: the full output is in $out
-	grep -E '^\[[0-9:]+\] (kbuild|boot): |^boot [0-9.]+ ' "$out" | grep -v 'boot: qemu' |
-		sed 's/^/    /' >&2 || true
+		"$KIT_DIR/scripts/boot.sh" 2>&1 | tee "$out" |
+		grep --line-buffered -E '^\[[0-9:]+\] (kbuild|boot): |^(not )?ok [0-9]+ |^boot [0-9.]+ ' |
+		sed -u 's/^/    /' >&2 || rc=$?
+	# live: build lines, one line per finished workload, the summary; all in $out
 	log=$dir/boot/$branch-$variant.log
 	if [ ! -f "$log" ]; then
 		warn "$branch $variant round $round: no serial log (boot.sh rc=$rc; see $out)"
 		printf '%s\t%s\t%s\tboot.completed\t0\tbool\n' "$branch" "$variant" "$round" >> "$TSV"
 		return 0
 	fi
-	img=$CACHE_DIR/build/$branch-$variant/arch/x86/boot/bzImage
+	img=$(build_dir "$branch" "$variant")/arch/x86/boot/bzImage	# boot.sh's OBJ
 	sha=$(sha256sum "$img" 2>/dev/null | cut -c1-12) || sha=none
 	{
 		metrics_of "$log" "$branch" "$variant" "$round"

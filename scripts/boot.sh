@@ -87,7 +87,22 @@ else
 	if [ "${NOBUILD:-0}" = 1 ]; then
 		warn "NOBUILD=1: booting the kernel already in $OBJ, not rebuilt"
 	else
-		"$KIT_DIR/scripts/kbuild.sh" "$SRC" "$OBJ" bzImage
+		# "modules" writes Module.symvers, which the test module links against
+		"$KIT_DIR/scripts/kbuild.sh" "$SRC" "$OBJ" bzImage modules
+	fi
+	# the nosteal KTAP module (DKMS): required where the series carries the
+	# API, skipped with the reason where the kernel lacks it
+	if [ -z "$SUITE_DIR" ]; then
+		rc=0
+		ko=$("$KIT_DIR/scripts/kmod.sh" "$OBJ") || rc=$?
+		if [ $rc -eq 0 ]; then
+			KMODS="${KMODS:-} $ko"
+		elif [ $rc -eq 2 ] && { [ "${variant_src:-$variant}" != patched ] ||
+			! grep -q '^0006-' "$(series_file "$branch")"; }; then
+			progress "boot: nosteal_test module skipped on $branch $variant (no down_read_nosteal)"
+		else
+			die "the nosteal_test module did not build for $branch $variant; see the message above"
+		fi
 	fi
 	build_s=$(( $(date +%s) - t0 ))
 	KIMG=$OBJ/arch/x86/boot/bzImage
