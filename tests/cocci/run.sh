@@ -24,22 +24,39 @@ pattern=${1:-}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cocci-tests.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
+# case_input RES -> its input: NAME.VARIANT.{c,h}, or for textual edits of
+# one header the input shared by all of them, text/<file>.VARIANT.h, where
+# <file> is the part of NAME before the first "-" (huge_memory-* edits)
+case_input() {
+	local stem=${1%.res} base variant
+	for ext in c h; do
+		[ -f "$stem.$ext" ] && { printf '%s\n' "$stem.$ext"; return; }
+	done
+	base=${stem##*/}
+	variant=${base#*.}
+	[ -f "$TESTS/text/${base%%-*}.$variant.h" ] && printf '%s\n' "$TESTS/text/${base%%-*}.$variant.h"
+}
+
 cases=()
-for input in "$TESTS"/*.c "$TESTS"/text/*.c "$TESTS"/text/*.h; do
-	[ -f "$input" ] || continue
-	[ -f "${input%.*}.res" ] || continue
-	case ${input##*/} in *"$pattern"*) ;; *) continue ;; esac
+results=()
+for res in "$TESTS"/*.res "$TESTS"/text/*.res; do
+	[ -f "$res" ] || continue
+	input=$(case_input "$res") || true
+	[ -n "$input" ] || { echo "# $res: no input file" >&2; exit 1; }
+	case ${res##*/} in *"$pattern"*) ;; *) continue ;; esac
 	cases+=("$input")
+	results+=("$res")
 done
 
 printf 'TAP version 13\n1..%d\n' "${#cases[@]}"
 n=0
 failed=0
-for input in "${cases[@]}"; do
+for i in "${!cases[@]}"; do
+	input=${cases[$i]}
+	res=${results[$i]}
 	n=$((n + 1))
-	file=${input##*/}
+	file=${res##*/}
 	name=${file%%.*}
-	res=${input%.*}.res
 	out=$tmp/$n.out
 	case $input in
 	"$TESTS"/text/*)
