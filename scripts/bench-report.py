@@ -132,10 +132,14 @@ def hackbench_geomean(d):
     """per variant and round: geometric mean of the hackbench configurations
     that ran in every boot of both kernels"""
     names = sorted(m for m in d if m.startswith("hackbench.") and m != "hackbench.geomean")
-    rounds = set()
-    for m in names:
-        for v in ("unpatched", "patched"):
-            rounds |= set(d[m][v])
+    # rounds in which both boots ran hackbench (a lost boot drops its round)
+    rounds = None
+    for v in ("unpatched", "patched"):
+        rv = set()
+        for m in names:
+            rv |= {r for r, x in d[m][v].items() if x is not None}
+        rounds = rv if rounds is None else rounds & rv
+    rounds = sorted(rounds or [])
     good = [m for m in names
             if all(d[m][v].get(r) for v in ("unpatched", "patched") for r in rounds)]
     out = {}
