@@ -33,15 +33,8 @@ static void *writer(void *arg)
 
 	(void)arg;
 	while (!atomic_load(&stop)) {
-		char *p = mmap(NULL, 4 * page_size, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-		if (p == MAP_FAILED)
-			continue;
-		p[0] = 1;
-		mprotect(p + page_size, page_size, PROT_READ);
-		munmap(p, 4 * page_size);
-		ops++;
+		if (mmap_write_churn() == 0)
+			ops++;
 	}
 	atomic_fetch_add(&writer_ops, ops);
 	return NULL;

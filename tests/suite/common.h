@@ -280,6 +280,24 @@ static inline int is_thp_mapped(char *addr)
 	return !!(page_kflags(addr) & (1ULL << KPF_THP));
 }
 
+/*
+ * One round of mmap_lock write-side churn: map 4 pages, touch one, split the
+ * VMA with mprotect, unmap.  Each step takes mmap_lock for write.
+ * Returns 0, or -1 if the mmap failed.
+ */
+static inline int mmap_write_churn(void)
+{
+	char *p = mmap(NULL, 4 * page_size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -1;
+	p[0] = 1;
+	mprotect(p + page_size, page_size, PROT_READ);
+	munmap(p, 4 * page_size);
+	return 0;
+}
+
 static inline void fill_pattern(char *p, size_t len, unsigned seed)
 {
 	size_t i;

@@ -121,14 +121,9 @@ static void *writer(void *arg)
 
 	while (!atomic_load(&stop) && nlat[w] < MAXLAT) {
 		double t0 = now_s();
-		char *p = mmap(NULL, 4 * page_size, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-		if (p == MAP_FAILED)
+		if (mmap_write_churn())
 			continue;
-		p[0] = 1;
-		mprotect(p + page_size, page_size, PROT_READ);
-		munmap(p, 4 * page_size);
 		lat[w][nlat[w]++] = (now_s() - t0) * 1e6;
 	}
 	return NULL;
