@@ -1,80 +1,86 @@
 # SPDX-License-Identifier: GPL-2.0
 # mm-backport-kit - the only front door.  Every target is one script; this
-# file only maps make variables onto script arguments.
+# file only maps make variables onto script arguments (quoted, so paths may
+# hold blanks; BRANCH= is passed on only when you give it).
 #
-#   make [demo]                 tree -> apply -> check on BRANCH (default 6.12)
-#   make tree    BRANCH=b       fetch + extract Debian's linux-source-b
-#   make apply   KDIR=dir|BRANCH=b   apply the branch series (atomic; FORCE=1)
-#   make unapply KDIR=dir|BRANCH=b   take it out again
-#   make status  KDIR=dir|BRANCH=b
+#   make [demo]                 tree -> apply -> check on BRANCH (default: the table's default)
+#   make tree    BRANCH=b       fetch + extract the tree of branch b (Debian package or pinned tarball)
+#   make apply   KDIR=dir|BRANCH=b [TOPICS=t,..] [STRICT=1] [FORCE=1]   apply, topic by topic (atomic each)
+#   make unapply KDIR=dir|BRANCH=b [FORCE=1]   take it out again (atomic)
+#   make status  KDIR=dir|BRANCH=b  per patch and per topic
 #   make check   KDIR=dir|BRANCH=b   checkpatch, W=1, sparse (new warnings only)
-#   make matrix  [BRANCHES="5.10 6.1 6.12 7.2"] [BOOT=1]
+#   make matrix  [BRANCHES="..."] [BOOT=1] [FULL=1]
 #   make regen   BRANCH=b       rebuild backports/b from cocci/ (REGEN_CHECK=1: diff only)
-#   make boot    BRANCH=b [PATCHED=1|0]
+#   make boot    BRANCH=b|KDIR=dir [PATCHED=1|0] [VARIANT=without-<topic>]
 #   make export  BRANCH=b|KDIR=dir [FORMAT=quilt|mbox]   out/export/: quilt dir or git am mbox
-#   make lint                   patch header rules (scripts/header-rules.table) + checkpatch
-#   make test                   unit tests + matrix on all branches
+#   make lint                   patch header rules (scripts/header-rules.table) + checkpatch + shellcheck
+#   make test-fast              tests that need no kernel tree (< 1 min)
+#   make test    [FULL=1]       test-fast, unit tests, matrix with boots (FULL=1: every baseline)
 #   make bench   [BRANCH=b]     before/after benchmarks (all branches without BRANCH=): out/bench.{md,json,svg}
 #   make bench-kit [BRANCH=b]   wall time of apply, check, matrix (cold/warm): out/bench-kit.{md,json}
 
 SHELL    := /bin/bash
-BRANCH   ?= 6.12
-BRANCHES ?= 5.10 6.1 6.12 7.2
 PATCHED  ?= 1
 FORMAT   ?= quilt
-export KDIR BRANCH PATCHED FORCE MMBK_CACHE MMBK_OUT BOOT
+S        := scripts
 
-S := scripts
+# only what the user gave reaches the scripts, as arguments
+given       = $(filter command line environment,$(origin $(1)))
+BRANCH_ARG  = $(if $(call given,BRANCH),--branch "$(BRANCH)")
+KDIR_ARG    = $(if $(KDIR),--kdir "$(KDIR)")
+TREE_ARGS   = $(KDIR_ARG) $(BRANCH_ARG)
+APPLY_ARGS  = $(if $(TOPICS),--topics "$(TOPICS)") $(if $(filter 1,$(STRICT)),--strict) \
+              $(if $(filter 1,$(FORCE)),--force)
+BOOT_VARIANT = $(if $(VARIANT),$(VARIANT),$(if $(filter 0 no n false,$(PATCHED)),unpatched,patched))
 
-# the tree a KDIR=/BRANCH= target works on: the user's, or a scratch copy
-target = $(if $(KDIR),$(KDIR),$$($(S)/worktree.sh $(BRANCH) scratch))
-
-.PHONY: all demo tree apply unapply status check matrix regen boot export test lint clean help bench bench-kit
+.PHONY: all demo tree apply unapply status check matrix regen boot export test test-fast lint clean help bench bench-kit
 
 all: demo
 
 demo:
-	@$(S)/demo.sh $(BRANCH)
+	@$(S)/demo.sh $(BRANCH_ARG)
 
 tree:
-	@$(S)/tree.sh $(BRANCH)
+	@$(S)/tree.sh $(if $(BRANCH),"$(BRANCH)")
 
 apply:
-	@$(S)/apply.sh apply $(target) || [ $$? -eq 2 ]
+	@$(S)/apply.sh apply $(TREE_ARGS) $(APPLY_ARGS) || [ $$? -eq 2 ]
 
 unapply:
-	@$(S)/apply.sh unapply $(target) || [ $$? -eq 2 ]
+	@$(S)/apply.sh unapply $(TREE_ARGS) $(if $(filter 1,$(FORCE)),--force) || [ $$? -eq 2 ]
 
 status:
-	@$(S)/apply.sh status $(target)
+	@$(S)/apply.sh status $(TREE_ARGS)
 
 check:
-	@$(S)/check.sh $(if $(KDIR),$(KDIR),$$($(S)/worktree.sh $(BRANCH) patched))
+	@$(S)/check.sh $(TREE_ARGS)
 
 matrix:
-	@$(S)/matrix.sh $(BRANCHES)
+	@$(S)/matrix.sh $(if $(filter 1,$(BOOT)),--boot) $(if $(filter 1,$(FULL)),--full) $(BRANCHES)
 
 regen:
-	@$(S)/regen.sh $(if $(REGEN_CHECK),--check) $(BRANCH)
+	@$(S)/regen.sh $(if $(REGEN_CHECK),--check) "$(BRANCH)"
 
 boot:
-	@$(S)/boot.sh
+	@$(S)/boot.sh $(TREE_ARGS) --variant $(BOOT_VARIANT)
 
 export:
-	@$(S)/export.sh $(if $(KDIR),$(KDIR),$(BRANCH)) $(FORMAT)
+	@$(S)/export.sh $(TREE_ARGS) --format "$(FORMAT)"
 
 lint:
 	@$(S)/lint.sh
 
-test:
-	@tests/run.sh
+test-fast:
+	@tests/run.sh --fast
 
-# BRANCH defaults to 6.12 for the other targets: bench looks at the command line
+test:
+	@tests/run.sh $(if $(filter 1,$(FULL)),--full) $(if $(filter 0,$(BOOT)),--no-boot)
+
 bench:
-	@$(S)/bench.sh $(if $(filter command line environment,$(origin BRANCH)),$(BRANCH))
+	@$(S)/bench.sh $(if $(call given,BRANCH),"$(BRANCH)")
 
 bench-kit:
-	@$(S)/bench-kit.sh $(if $(filter command line environment,$(origin BRANCH)),$(BRANCH))
+	@$(S)/bench-kit.sh $(if $(call given,BRANCH),"$(BRANCH)")
 
 help:
 	@sed -n 's/^#   //p' Makefile

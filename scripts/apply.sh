@@ -1,141 +1,166 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# apply.sh apply|unapply|status TREE - apply the branch's quilt series to TREE
-# atomically, or take it back out.
+# apply.sh apply|unapply|status [TREE | --kdir DIR | --branch B]
+#          [--topics LIST] [--strict] [--force] [--report FILE]
+# Apply the kit's series to a kernel tree one topic at a time
+# (backports/topics.table), each topic atomically; take it out again; or
+# tell where a tree stands.
 #
-# All kit state lives in TREE/.mm-backport-kit/: quilt's backups (pc/), the
-# series actually applied (series) and, while an apply runs, a journal
-# (journal/) holding a copy of every file the series may touch.  The journal
-# is complete before the first file changes, and it is removed only once the
-# apply has succeeded or the tree is restored, so a killed apply is rolled
-# back by the next apply or unapply.
+# The series a tree gets is planned from its code (scripts/plan.sh when
+# present): per upstream patch "carry" (from a branch series), "upstream"
+# (the tree has the change) or "n/a".  Each topic's patches are pushed with
+# quilt at fuzz 0; a topic that does not apply is rolled back and re-targeted
+# for the tree from the semantic patches (scripts/retarget.sh); a topic that
+# still cannot land leaves no trace and the other topics land anyway (exit 3,
+# "partial"), unless --strict asks for all or nothing.
 #
-# When the branch series does not apply at fuzz 0 (a vendor tree, or a
-# version between the supported branches, which gets the nearest older
-# branch's series), the tree is restored, scripts/retarget.sh rebuilds the
-# failing patches for it from cocci/ into out/<tree-name>/, and that series
-# is applied instead, with the same journal; a copy of it is kept in the
-# state (patches/) so that unapply and check do not depend on out/.
+# All kit state lives in TREE/.mm-backport-kit/ while the series is applied:
+#   orig/      the original of every file the series changed (symlinks and
+#              modes kept), taken before the file first changes; .absent
+#              lists files the series created
+#   pc/ series patches/   quilt's state, the applied series and its patches
+#   manifest   what each changed file looked like right after the apply:
+#              unapply refuses to run over later edits (--force discards them)
+#   topics report branch   per topic / per patch results, source branch
+#   txn        present while an apply or unapply runs; the next command
+#              finishes an interrupted unapply and rolls back an interrupted
+#              apply, both by renaming orig/ back (no free space needed)
+#   journal/   during one topic: its files, quilt state and series as they
+#              were before it, to roll that topic alone back
+# Every command locks the tree (flock on its top directory).
 #
-# Exit codes: 0 done, 1 error (tree unchanged), 2 nothing to do.
-set -eu
+# Exit codes: 0 done, 1 error (tree unchanged), 2 nothing to do,
+# 3 partial (some topics applied, the others failed and left no trace).
+set -euo pipefail
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-STATE_NAME=.mm-backport-kit
+STATE_NAME=$KIT_STATE
+# KiB of slack on top of what the journal and quilt's backups need
+SPACE_SLACK=1024
 
-quilt_in() {	# quilt_in TREE ARGS: quilt on the kit's state in TREE
-	( cd "$1" && shift &&
-	  QUILT_PC=$STATE_NAME/pc QUILT_PATCHES=$SERIES_DIR \
-	  QUILT_SERIES=$STATE/series QUILTRC=/dev/null quilt "$@" )
+# ---- output ---------------------------------------------------------------
+# messages go to the stderr the script started with, also from traps that
+# run while a command's output is redirected to a log
+exec {ERR}>&2
+
+say() { printf '%s\n' "$*" >&$ERR; }
+
+fail() {		# fail MESSAGE: one error line on the saved stderr, exit 1
+	printf '%s: error: %s\n' "$prog" "$*" >&$ERR
+	exit 1
 }
 
-# not_applicable BRANCH NAME -> the reason recorded in the branch series
-not_applicable() {
-	sed -n "s/^# n\/a: $2: //p" "$(series_file "$1")" | head -n1
+# report NAME STATUS: one line per upstream patch, printed at the end (so
+# that an error before it stays a single line)
+report() {
+	printf '%s\t%s\n' "$1" "$2" >> "$RUN_DIR/report"
 }
 
-# effective_series BRANCH TREE: walk the upstream series in order and print
-# the branch patches TREE still needs; report every upstream patch's fate.
-effective_series() {
-	local branch=$1 tree=$2 name verdict why detected carried reason
-	detected=$("$KIT_DIR/scripts/detect.sh" "$tree")
+# flush_reports: the report lines in the order of ./series
+flush_reports() {
+	local name
+	for name in $(series_patches "$DATA_DIR/series"); do
+		awk -F'\t' -v n="$name" '$1 == n { printf "%-64s %s\n", $1, $2 }' "$RUN_DIR/report"
+	done >&$ERR
+}
+
+# ---- the plan: what each upstream patch is for this tree -------------------
+# plan_tree -> "PATCH<TAB>carry<TAB>BRANCH" | "PATCH<TAB>upstream<TAB>WHY" |
+# "PATCH<TAB>n/a<TAB>REASON" lines in ./series order
+plan_tree() {
+	if [ -x "$KIT_DIR/scripts/plan.sh" ]; then
+		"$KIT_DIR/scripts/plan.sh" "$TREE" | awk '{ p = $1; v = $2; $1 = $2 = ""; sub(/^ +/, ""); printf "%s\t%s\t%s\n", p, v, $0 }'
+		return
+	fi
+	plan_by_version
+}
+
+# plan_by_version: the branch series of the tree's version (or the nearest
+# older one), less what scripts/detect.sh finds already upstream
+plan_by_version() {
+	local branch name verdict why detected carried reason
+	branch=$(tree_branch "$TREE") || exit 1
+	detected=$("$KIT_DIR/scripts/detect.sh" "$TREE") || exit 1
 	carried=$(series_patches "$(series_file "$branch")")
-	for name in $(series_patches "$KIT_DIR/series"); do
+	for name in $(series_patches "$DATA_DIR/series"); do
 		read -r verdict why < <(printf '%s\n' "$detected" |
 			awk -v n="$name" '$1 == n { $1 = ""; print; found = 1 } END { if (!found) print "absent" }')
-		reason=$(not_applicable "$branch" "$name")
+		reason=$(sed -n "s/^# n\/a: $name: //p" "$(series_file "$branch")" | sed -n 1p)
 		if [ "$verdict" = present ]; then
-			report "$name" "already upstream"
-		elif printf '%s\n' "$carried" | grep -qxF "$name"; then
-			[ -f "$KIT_DIR/backports/$branch/$name" ] ||
-				die "backports/$branch/$name is listed in the series but missing; restore it (git checkout) or run make regen BRANCH=$branch"
-			echo "$name"
+			printf '%s\tupstream\t%s\n' "$name" "the tree has the change (backports/detect.table)"
+		elif grep -qxF "$name" <<< "$carried"; then
+			printf '%s\tcarry\t%s\n' "$name" "$branch"
 		elif [ -n "$reason" ]; then
-			report "$name" "not applicable: $reason"
+			printf '%s\tn/a\t%s\n' "$name" "$reason"
 		else
-			report "$name" "missing: not carried by backports/$branch"
+			printf '%s\tmissing\tnot carried by backports/%s\n' "$name" "$branch"
 		fi
 	done
 }
 
-# report NAME STATUS: one line per upstream patch, held back until the
-# apply has passed its checks (so an error stays a single line)
-report() {
-	REPORTS+=$(printf '%-64s %s' "$1" "$2")$'\n'
-	[ -z "${STATUS_FILE:-}" ] || printf '%s\t%s\n' "$1" "$2" >> "$STATUS_FILE"
-}
-
-flush_reports() {
-	printf '%s' "${REPORTS:-}" >&2
-	REPORTS=
-}
-
-# journal_files -> files the effective series touches
-journal_files() {
-	local name
-	for name in $(series_patches "$NEW_SERIES"); do
-		patch_files "$SERIES_DIR/$name"
+# ---- files and space ------------------------------------------------------
+# topic_files PATCHDIR PATCH... -> files those patches touch
+topic_files() {
+	local dir=$1 p
+	shift
+	for p in "$@"; do
+		patch_files "$dir/$p"
 	done | sort -u
 }
 
-# write_journal: copy every file the series touches, then publish the
-# journal with one rename.  Files the series creates are listed in .absent.
-write_journal() {
-	local f
-	rm -rf "$STATE/journal.tmp"
-	mkdir -p "$STATE/journal.tmp"
-	: > "$STATE/journal.tmp/.absent"
-	journal_files | while read -r f; do
-		if [ -e "$TREE/$f" ]; then
-			mkdir -p "$STATE/journal.tmp/$(dirname "$f")"
-			cp -p "$TREE/$f" "$STATE/journal.tmp/$f"
-		else
-			echo "$f" >> "$STATE/journal.tmp/.absent"
-		fi
-	done
-	mv "$STATE/journal.tmp" "$STATE/journal"
-}
-
-# restore_journal: put every journalled file back (by rename, never writing
-# into an existing inode), delete created files, drop quilt state, and only
-# then the journal.  Safe to rerun after being interrupted itself.
-restore_journal() {
-	local j=$STATE/journal f
-	( cd "$j" && find . -type f ! -name .absent -printf '%P\n' ) | while read -r f; do
-		cp -p "$j/$f" "$TREE/$f.kit-restore"
-		mv -f "$TREE/$f.kit-restore" "$TREE/$f"
-	done
-	while read -r f; do
-		[ -n "$f" ] && rm -f "$TREE/$f"
-	done < "$j/.absent"
-	rm -rf "$STATE/pc" "$STATE/series" "$STATE/series.new"
-	rm -rf "$j"
-	rm -rf "$STATE"
-}
-
-recover_interrupted() {
-	rm -rf "$STATE/journal.tmp"
-	if [ -d "$STATE/journal" ]; then
-		warn "$TREE: an earlier apply was interrupted; restoring the tree from the kit's journal"
-		restore_journal
-		RECOVERED=1
-	elif [ -d "$STATE" ] && [ ! -s "$STATE/pc/applied-patches" ]; then
-		rm -rf "$STATE"		# killed before the journal existed
+# file_sig PATH -> what a tree entry is: "file <sha256>", "link <target>" or "absent"
+file_sig() {
+	if [ -L "$1" ]; then
+		printf 'link %s\n' "$(readlink "$1")"
+	elif [ -f "$1" ]; then
+		printf 'file %s\n' "$(sha256sum < "$1" | cut -d' ' -f1)"
+	else
+		printf 'absent\n'
 	fi
 }
 
-is_applied() {
-	[ -s "$STATE/pc/applied-patches" ]
+free_kib() {		# free_kib DIR -> KiB available to us on DIR's file system
+	df -Pk "$1" | awk 'NR == 2 { print $4 }'
 }
 
-# require_writable: permission bits are checked, not access(2), so that a
-# tree marked read-only is respected even by root
+# require_space FILE...: the journal (orig + one topic's copy), quilt's
+# backups and the patched files need about four times the touched files
+require_space() {
+	local need=0 f have
+	for f in "$@"; do
+		if [ -f "$TREE/$f" ]; then need=$((need + $(stat -c %s "$TREE/$f") / 1024 + 1)); fi
+	done
+	need=$((need * 4 + SPACE_SLACK))
+	have=$(free_kib "$TREE")
+	[ "$have" -ge "$need" ] ||
+		fail "not enough free space on the file system of $TREE for the apply journal (need $need KiB, $have KiB free); free some space and rerun; the tree is unchanged"
+}
+
+# out_of_space: true when the tree's file system is (nearly) full, to name
+# that as the cause of a failed step
+out_of_space() {
+	[ "$(free_kib "$TREE")" -lt "$SPACE_SLACK" ]
+}
+
+# ---- checks before anything changes ----------------------------------------
+# require_writable FILE...: permission bits are checked, not access(2), so
+# that a tree marked read-only is respected even by root; a read-only mount
+# is named as such
 require_writable() {
-	local f d bad=
-	for f in $(journal_files); do
+	local f d bad='' err
+	if ! err=$(touch "$TREE/$STATE_NAME.probe" 2>&1); then
+		case $err in
+		*"Read-only file system"*)
+			fail "$TREE is on a read-only file system; remount it read-write or apply to a copy of the tree" ;;
+		*) fail "cannot write in $TREE ($err); make the tree writable (chmod u+w) or apply to a copy" ;;
+		esac
+	fi
+	rm -f "$TREE/$STATE_NAME.probe"
+	for f in "$@"; do
 		d=$(dirname "$TREE/$f")
-		[ -d "$d" ] || continue		# the patch itself will say what is missing
-		if [ -e "$TREE/$f" ] && [ ! -w "$TREE/$f" -o -z "$(find "$TREE/$f" -maxdepth 0 -perm -u+w)" ]; then
+		[ -d "$d" ] || continue
+		if [ -e "$TREE/$f" ] && [ -z "$(find "$TREE/$f" -maxdepth 0 -perm -u+w)" ]; then
 			bad=$f
 		elif [ -z "$(find "$d" -maxdepth 0 -perm -u+w)" ]; then
 			bad=$(dirname "$f")/
@@ -145,234 +170,592 @@ require_writable() {
 	if [ -z "$bad" ] && [ -z "$(find "$TREE" -maxdepth 0 -perm -u+w)" ]; then
 		bad=.
 	fi
-	if [ -z "$bad" ] && ! ( touch "$TREE/$STATE_NAME.probe" && rm "$TREE/$STATE_NAME.probe" ) 2>/dev/null; then
-		bad=.
-	fi
 	[ -z "$bad" ] ||
-		die "$TREE/$bad is read-only; make the tree writable (chmod -R u+w) or apply to a copy"
+		fail "$TREE/$bad is read-only; make the tree writable (chmod -R u+w) or apply to a copy"
 }
 
-# require_clean: refuse local changes to files the series touches
-require_clean() {
-	local f dirty= pristine
-	[ "${FORCE:-0}" = 1 ] && return 0
+# local_change FILE... -> the first touched file with local changes (git
+# trees: git status; a plain tree of the version of a cached tree: compared
+# with it), or nothing
+local_change() {
+	local f pristine branch
 	if git -C "$TREE" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-		dirty=$(cd "$TREE" && git --no-optional-locks status --porcelain -- $(journal_files) | awk '{print $2}' | head -n1)
-	else
-		pristine=$(pristine_dir "$BRANCH")
-		if [ -f "$pristine/Makefile" ] &&
-		   [ "$(kernel_version "$pristine")" = "$(kernel_version "$TREE")" ] &&
-		   [ "$(cd "$pristine" && pwd -P)" != "$(cd "$TREE" && pwd -P)" ]; then
-			for f in $(journal_files); do
-				if ! cmp -s "$pristine/$f" "$TREE/$f"; then
-					dirty=$f
-					break
-				fi
-			done
-		fi
+		(cd "$TREE" && git --no-optional-locks status --porcelain -- "$@") |
+			awk '!n++ { print $NF }'
+		return
 	fi
-	[ -z "$dirty" ] ||
-		die "$TREE/$dirty has local changes; commit or revert them first, or rerun with FORCE=1 to apply on top"
+	[ -n "$CACHE_DIR" ] || return 0
+	branch=$(tree_branch "$TREE") || exit 1
+	pristine=$(pristine_dir "$branch")
+	[ -f "$pristine/Makefile" ] || return 0
+	[ "$(kernel_version "$pristine")" = "$(kernel_version "$TREE")" ] || return 0
+	[ "$(cd "$pristine" && pwd -P)" != "$(cd "$TREE" && pwd -P)" ] || return 0
+	for f in "$@"; do
+		[ -e "$pristine/$f" ] && [ -e "$TREE/$f" ] || continue
+		if ! cmp -s "$pristine/$f" "$TREE/$f"; then
+			printf '%s\n' "$f"
+			return
+		fi
+	done
 }
 
-# save_rejects NAME: rerun the failing patch on a copy to keep its rejects
-save_rejects() {
-	local name=$1 dir tmp f
-	dir=$OUT_DIR/rejects/$BRANCH/$name
-	tmp=$(mktemp -d)
-	for f in $(patch_files "$SERIES_DIR/$name"); do
-		[ -e "$TREE/$f" ] || continue
-		mkdir -p "$tmp/$(dirname "$f")"
-		cp -p "$TREE/$f" "$tmp/$f"
+# file_problem PATCHDIR PATCHES FILE -> why the series cannot change FILE,
+# or nothing
+file_problem() {
+	local dir=$1 patches=$2 f=$3 p
+	if [ ! -e "$TREE/$f" ] && [ ! -L "$TREE/$f" ]; then
+		for p in $patches; do
+			if grep -qxF -- "--- a/$f" "$dir/$p"; then
+				printf '%s is missing from the tree; restore it or leave out its topic (TOPICS=)' "$f"
+				return
+			fi
+		done
+	elif [ -L "$TREE/$f" ]; then
+		printf '%s is a symbolic link, which quilt does not patch through; replace it by a copy of its target or leave out its topic (TOPICS=)' "$f"
+	elif [ -e "$TREE/$f" ] && [ ! -f "$TREE/$f" ]; then
+		printf '%s is not a regular file' "$f"
+	fi
+}
+
+# ---- the transaction ------------------------------------------------------
+txn_begin() {		# txn_begin apply|unapply
+	mkdir -p "$STATE/orig" || fail "cannot create $STATE; the tree is unchanged"
+	[ -f "$STATE/orig/.absent" ] || : > "$STATE/orig/.absent"
+	printf '%s %s %s\n' "$1" "$$" "$(date -u +%FT%TZ)" > "$STATE/txn" ||
+		{ rm -rf "$STATE"; fail "cannot write in $STATE (file system full?); the tree is unchanged"; }
+}
+
+# save_originals FILE...: make sure orig/ holds FILE as it is before its
+# first change (a copy published by rename, so a kill leaves no half file)
+save_originals() {
+	local f o=$STATE/orig
+	for f in "$@"; do
+		[ -e "$o/$f" ] || [ -L "$o/$f" ] || grep -qxF -- "$f" "$o/.absent" && continue
+		if [ -e "$TREE/$f" ] || [ -L "$TREE/$f" ]; then
+			mkdir -p "$o/$(dirname "$f")" &&
+				cp -a "$TREE/$f" "$o/$f.kit-tmp" 2>/dev/null &&
+				mv "$o/$f.kit-tmp" "$o/$f" || return 1
+		else
+			printf '%s\n' "$f" >> "$o/.absent" || return 1
+		fi
 	done
-	patch -d "$tmp" -p1 -F0 -s --no-backup-if-mismatch < "$SERIES_DIR/$name" > "$tmp/.log" 2>&1 || true
-	rm -rf "$dir"
-	mkdir -p "$dir"
-	( cd "$tmp" && find . -name '*.rej' -printf '%P\n' ) | while read -r f; do
+}
+
+# stray_files -> leftovers of a killed patch/quilt run: patch's temporary
+# outputs next to a touched file, quilt's temporary directories at the top,
+# our own .kit-tmp/.kit-restore files; only those newer than the txn mark
+stray_files() {
+	local f list=
+	[ -f "$STATE/txn" ] || return 0
+	list=$( { [ -d "$STATE/orig" ] && (cd "$STATE/orig" && find . ! -type d ! -name .absent -printf '%P\n');
+		  cat "$STATE/orig/.absent" 2>/dev/null; } | sed 's/\.kit-tmp$//' | sort -u)
+	for f in $list; do
+		find "$TREE/$(dirname "$f")" -maxdepth 1 -newer "$STATE/txn" \
+			\( -name "$(basename "$f").o??????" -o -name "$(basename "$f").kit-restore" \
+			   -o -name "$(basename "$f").kit-tmp" \) -print 2>/dev/null
+	done
+	find "$TREE" -maxdepth 1 -type d -name 'quilt??????' -newer "$STATE/txn" -print 2>/dev/null
+	return 0
+}
+
+# restore_originals: put every original back by rename, delete what the
+# series created, remove stray temporary files, drop the state.  Used to roll
+# back an apply and to do an unapply; safe to rerun after being killed.
+restore_originals() {
+	local o=$STATE/orig f
+	while IFS= read -r f; do
+		[ -n "$f" ] && rm -rf -- "$f"
+	done < <(stray_files)
+	if [ -d "$o" ]; then
+		while IFS= read -r f; do
+			case $f in *.kit-tmp) rm -f -- "$o/$f"; continue ;; esac
+			mkdir -p "$TREE/$(dirname "$f")"
+			mv -f -- "$o/$f" "$TREE/$f" || return 1
+		done < <(cd "$o" && find . ! -type d ! -name .absent -printf '%P\n')
+		while IFS= read -r f; do
+			[ -z "$f" ] || rm -f -- "$TREE/$f"
+		done < "$o/.absent"
+	fi
+	rm -rf "$STATE"
+}
+
+# recover: finish what a killed apply or unapply left behind
+recover() {
+	local what
+	[ -d "$STATE" ] || return 0
+	if [ -f "$STATE/txn" ]; then
+		what=$(cut -d' ' -f1 "$STATE/txn")
+		if [ "$what" = unapply ]; then
+			say "$prog: $TREE: an earlier unapply was interrupted; finishing it"
+		else
+			say "$prog: $TREE: an earlier apply was interrupted; restoring the tree from the kit's journal"
+		fi
+		restore_originals || fail "could not restore $TREE from $STATE/orig; see the files left there"
+		RECOVERED=$what
+	elif [ ! -f "$STATE/manifest" ]; then
+		if [ -s "$STATE/pc/applied-patches" ]; then
+			fail "$TREE was patched by an older mm-backport-kit; take it out with: cd $TREE && QUILT_PC=$STATE_NAME/pc QUILT_PATCHES=$STATE_NAME/patches QUILT_SERIES=$STATE_NAME/series quilt pop -a && rm -rf $STATE_NAME"
+		fi
+		rm -rf "$STATE"		# killed before anything was journalled
+	fi
+}
+
+is_applied() {
+	[ -f "$STATE/manifest" ] && [ ! -f "$STATE/txn" ]
+}
+
+# ---- one topic --------------------------------------------------------------
+quilt_in() {		# quilt_in ARGS: quilt on the kit's state in TREE
+	(cd "$TREE" && QUILT_PC=$STATE_NAME/pc QUILT_PATCHES=$STATE_NAME/patches \
+		QUILT_SERIES=$STATE_NAME/series QUILTRC=/dev/null quilt "$@")
+}
+
+# snapshot FILE...: the topic's files, quilt state and series before it
+snapshot() {
+	local j=$STATE/journal f
+	rm -rf "$j"
+	mkdir -p "$j/pre" && : > "$j/pre.absent" || return 1
+	for f in "$@"; do
+		if [ -e "$TREE/$f" ]; then
+			mkdir -p "$j/pre/$(dirname "$f")" && cp -a "$TREE/$f" "$j/pre/$f" 2>/dev/null || return 1
+		else
+			printf '%s\n' "$f" >> "$j/pre.absent" || return 1
+		fi
+	done
+	if [ -d "$STATE/pc" ]; then cp -a "$STATE/pc" "$j/pc.pre" 2>/dev/null || return 1; fi
+	if [ -f "$STATE/series" ]; then cp "$STATE/series" "$j/series.pre" 2>/dev/null || return 1; fi
+	touch "$j/complete"
+}
+
+# rollback_topic PATCH...: back to the snapshot (renames and deletions only)
+rollback_topic() {
+	local j=$STATE/journal f p
+	[ -f "$j/complete" ] || { rm -rf "$j"; return 0; }
+	while IFS= read -r f; do
+		mv -f -- "$j/pre/$f" "$TREE/$f" || return 1
+	done < <(cd "$j/pre" && find . ! -type d -printf '%P\n')
+	while IFS= read -r f; do
+		[ -z "$f" ] || rm -f -- "$TREE/$f"
+	done < "$j/pre.absent"
+	rm -rf "$STATE/pc"
+	if [ -d "$j/pc.pre" ]; then mv "$j/pc.pre" "$STATE/pc"; fi
+	rm -f "$STATE/series"
+	if [ -f "$j/series.pre" ]; then mv "$j/series.pre" "$STATE/series"; fi
+	for p in "$@"; do rm -f "$STATE/patches/$p"; done
+	rm -rf "$j"
+}
+
+# push_topic SRCDIR PATCH...: journal, then quilt push of the patches (taken
+# from SRCDIR); on failure the topic is rolled back and the quilt log is in
+# $RUN_DIR/push.log.  Returns 0 applied, 1 did not apply, 2 no space/IO.
+push_topic() {
+	local src=$1 p files
+	shift
+	files=$(topic_files "$src" "$@")
+	# shellcheck disable=SC2086
+	if ! save_originals $files || ! snapshot $files; then
+		rollback_topic "$@" || return 3
+		return 2
+	fi
+	mkdir -p "$STATE/patches"
+	for p in "$@"; do
+		cp "$src/$p" "$STATE/patches/$p" 2>/dev/null && printf '%s\n' "$p" >> "$STATE/series" 2>/dev/null || {
+			rollback_topic "$@" || return 3
+			return 2
+		}
+	done
+	if quilt_in push -a --fuzz=0 > "$RUN_DIR/push.log" 2>&1; then
+		rm -rf "$STATE/journal"
+		return 0
+	fi
+	rollback_topic "$@" || return 3
+	if out_of_space; then return 2; fi
+	return 1
+}
+
+# failed_patch PATCH... -> the patch quilt failed on (from push.log)
+failed_patch() {
+	local name
+	name=$(sed -n 's/^Applying patch \(.*\)$/\1/p' "$RUN_DIR/push.log" | tail -n1)
+	name=${name##*/}
+	printf '%s\n' "${name:-$1}"
+}
+
+# save_rejects SRCDIR PATCH: rerun PATCH on a copy of its files (as they are
+# now) to keep its rejects in out/rejects/<tree>/<patch>/; prints the dir
+save_rejects() {
+	local src=$1 name=$2 dir tmp f
+	dir=$OUT_DIR/rejects/$TREE_NAME/$name
+	tmp=$RUN_DIR/rej
+	rm -rf "$tmp" "$dir"
+	mkdir -p "$tmp" "$dir"
+	for f in $(patch_files "$src/$name"); do
+		[ -f "$TREE/$f" ] || continue
+		mkdir -p "$tmp/$(dirname "$f")"
+		cp "$TREE/$f" "$tmp/$f"
+	done
+	patch -d "$tmp" -p1 -F0 -s --no-backup-if-mismatch < "$src/$name" > "$tmp/.log" 2>&1 || true
+	while IFS= read -r f; do
 		mkdir -p "$dir/$(dirname "$f")"
 		cp "$tmp/$f" "$dir/$f"
-	done
-	rm -rf "$tmp"
+	done < <(cd "$tmp" && find . -name '*.rej' -printf '%P\n')
 	printf '%s\n' "$dir"
 }
 
-# retarget: rebuild the effective series for TREE (scripts/retarget.sh);
-# its per-patch report goes to stderr
-retarget() {
-	# shellcheck disable=SC2046
-	"$KIT_DIR/scripts/retarget.sh" "$TREE" "$BRANCH" $(series_patches "$NEW_SERIES") 2>&1 |
-		grep -v '^\[' >&2
-	[ "${PIPESTATUS[0]}" -eq 0 ]
+# retarget_topic BRANCH PATCH...: rebuild the patches for this tree with
+# scripts/retarget.sh (into $RUN_DIR/rt/<tree>/); 0 if all of them could be
+retarget_topic() {
+	local branch=$1 rc=0
+	shift
+	rm -rf "$RUN_DIR/rt"
+	MMBK_OUT=$RUN_DIR/rt "$KIT_DIR/scripts/retarget.sh" "$TREE" "$branch" "$@" \
+		> "$RUN_DIR/retarget.log" 2>&1 || rc=$?
+	RT_DIR=$RUN_DIR/rt/$TREE_NAME
+	return $rc
 }
 
-# retarget_failure QUILT-FAILED REJDIR: report the patch re-targeting failed
-# on (the one quilt failed on, or a later one) and die
-retarget_failure() {
-	local name=$1 rejdir=$2 dest st why
-	dest=$OUT_DIR/$(tree_name "$TREE")
-	st=$(awk -F'\t' '$2 ~ /^failed/ { print; exit }' "$dest/status" 2>/dev/null)
-	if [ -n "$st" ]; then
-		name=${st%%$'\t'*}
-		why=${st#*$'\t'failed: }
-		why=${why%; rejects in *}
-		rejdir=$dest/rejects/$name
+# retarget_status PATCH -> its line in the re-targeting status
+retarget_status() {
+	awk -F'\t' -v n="$1" '$1 == n { print $2 }' "$RT_DIR/status" 2>/dev/null
+}
+
+# land_topic TOPIC BRANCH PATCH...: the topic's patches from the branch
+# series, re-targeted if they do not apply; reports each patch and records
+# the topic's fate in $RUN_DIR/topics.  0 landed, 1 not landed, 2 no space
+land_topic() {
+	local topic=$1 branch=$2 src rc=0 p st failed rejdir why
+	shift 2
+	src=$DATA_DIR/backports/$branch
+	for p in "$@"; do
+		[ -f "$src/$p" ] ||
+			fail "backports/$branch/$p is listed in the series but missing; restore it (git checkout) or run make regen BRANCH=$branch"
+	done
+	push_topic "$src" "$@" || rc=$?
+	case $rc in
+	0)	for p in "$@"; do report "$p" "applied"; done
+		printf '%s\tapplied\t%s\n' "$topic" "$branch" >> "$RUN_DIR/topics"
+		return 0 ;;
+	2)	return 2 ;;
+	3)	return 3 ;;
+	esac
+	failed=$(failed_patch "$1")
+	rejdir=$(save_rejects "$src" "$failed")
+	progress "$topic: $failed does not apply at fuzz 0 to $TREE; re-targeting the topic from the semantic patches"
+	if retarget_topic "$branch" "$@"; then
+		rc=0
+		push_topic "$RT_DIR" "$@" || rc=$?
+		case $rc in
+		0)	for p in "$@"; do
+				st=$(retarget_status "$p")
+				case $st in
+				re-targeted*|re-anchored*) report "$p" "$st (out/$TREE_NAME/$p)" ;;
+				*) report "$p" "applied as-is" ;;
+				esac
+			done
+			printf '%s\tapplied\t%s (re-targeted)\n' "$topic" "$branch" >> "$RUN_DIR/topics"
+			return 0 ;;
+		2|3)	return $rc ;;
+		esac
+		why="the re-targeted patches do not apply: $(grep -E 'FAILED|does not apply' "$RUN_DIR/push.log" | sed -n 1p)"
 	else
-		why="scripts/retarget.sh failed"
+		why=$(awk -F'\t' '$2 ~ /^failed/ && !n++ { sub(/^failed: /, "", $2); sub(/; rejects in [^;]*$/, "", $2); print $1 ": " $2 }' "$RT_DIR/status" 2>/dev/null)
+		[ -n "$why" ] || why="scripts/retarget.sh failed: $(grep 'error:' "$RUN_DIR/retarget.log" | tail -n1)"
 	fi
-	report "$name" "failed"
-	flush_reports
-	die "$name does not apply to $TREE at fuzz 0 (rejects in $rejdir, log in $OUT_DIR/apply-$BRANCH.log) and re-targeting failed ($why); the tree is unchanged; resolve the conflict or use a tree without the conflicting change"
-}
-
-# push_retargeted: apply the re-targeted series from out/<tree-name>/,
-# atomically as the branch series, and keep a copy of it in the state
-push_retargeted() {
-	local dest rc=0 name status
-	dest=$OUT_DIR/$(tree_name "$TREE")
-	SERIES_DIR=$dest
-	series_patches "$dest/series" > "$NEW_SERIES"
-	trap 'restore_journal; die "interrupted; $TREE restored"' INT TERM HUP
-	mkdir -p "$STATE"
-	cp "$NEW_SERIES" "$STATE/series.new"
-	write_journal
-	mv "$STATE/series.new" "$STATE/series"
-	quilt_in "$TREE" push -a --fuzz=0 > "$STATE/push.log" 2>&1 || rc=$?
-	if [ $rc -ne 0 ]; then
-		cp "$STATE/push.log" "$OUT_DIR/apply-$BRANCH.log"
-		restore_journal
-		trap - INT TERM HUP
-		die "the re-targeted series in $dest does not apply to $TREE (log in $OUT_DIR/apply-$BRANCH.log); the tree is unchanged"
-	fi
-	mkdir -p "$STATE/patches.tmp"
-	for name in $(series_patches "$STATE/series"); do
-		cp "$dest/$name" "$STATE/patches.tmp/$name"
-		status=$(awk -F'\t' -v n="$name" '$1 == n { print $2 }' "$dest/status")
-		case $status in
-		re-targeted*) report "$name" "re-targeted from cocci (out/${dest##*/}/$name)" ;;
-		*) report "$name" "applied as-is" ;;
+	for p in "$@"; do
+		st=$(retarget_status "$p")
+		st=${st//$RT_DIR\/rejects/$OUT_DIR\/rejects\/$TREE_NAME}
+		case $st in
+		failed*) report "$p" "$st" ;;
+		*) report "$p" "not applied (topic $topic failed)" ;;
 		esac
 	done
-	flush_reports
-	mv "$STATE/patches.tmp" "$STATE/patches"
-	rm -rf "$STATE/journal"
+	if [ -d "$RT_DIR/rejects" ]; then
+		mkdir -p "$OUT_DIR/rejects/$TREE_NAME"
+		cp -a "$RT_DIR/rejects/." "$OUT_DIR/rejects/$TREE_NAME/"
+	fi
+	printf '%s\tfailed\t%s does not apply at fuzz 0 (rejects in %s) and re-targeting failed: %s\n' \
+		"$topic" "$failed" "$rejdir" "$why" >> "$RUN_DIR/topics"
+	return 1
+}
+
+# ---- commands -------------------------------------------------------------
+# write_manifest: the signature of every file the series changed
+write_manifest() {
+	local f
+	while IFS= read -r f; do
+		printf '%s\t%s\n' "$f" "$(file_sig "$TREE/$f")"
+	done < <({ (cd "$STATE/orig" && find . ! -type d ! -name .absent -printf '%P\n');
+		   cat "$STATE/orig/.absent"; } | sort -u) > "$STATE/manifest.tmp"
+	mv "$STATE/manifest.tmp" "$STATE/manifest"
+}
+
+# changed_since_apply -> the first file whose content differs from the manifest
+changed_since_apply() {
+	local f sig
+	while IFS=$'\t' read -r f sig; do
+		if [ "$(file_sig "$TREE/$f")" != "$sig" ]; then
+			printf '%s\n' "$f"
+			return
+		fi
+	done < "$STATE/manifest"
+}
+
+on_interrupt() {
 	trap - INT TERM HUP
-	info "$TREE: applied $(wc -l < "$STATE/series") patches of the $BRANCH series, re-targeted for this tree ($dest)"
+	restore_originals || true
+	fail "interrupted; $TREE restored"
+}
+
+# publish_out: out/<tree-name>/ is the applied series as a quilt directory
+publish_out() {
+	local dest=$OUT_DIR/$TREE_NAME p
+	[ -s "$STATE/series" ] || return 0
+	rm -rf "$dest.tmp"
+	mkdir -p "$dest.tmp"
+	{
+		printf '# applied to %s (Linux %s) by mm-backport-kit\n' "$TREE" "$(kernel_version "$TREE")"
+		cat "$STATE/series"
+	} > "$dest.tmp/series"
+	for p in $(series_patches "$STATE/series"); do
+		cp "$STATE/patches/$p" "$dest.tmp/$p"
+	done
+	cp "$STATE/report" "$dest.tmp/status"
+	cp "$STATE/topics" "$dest.tmp/topics"
+	rm -rf "$dest"
+	mv "$dest.tmp" "$dest"
 }
 
 do_apply() {
-	local name log failed rejdir rc=0
-	recover_interrupted
+	local plan topics topic p v d patches branch files all_files=() problem
+	local landed=0 failed=0 rc
+	recover
 	if is_applied; then
-		info "$TREE: series for $BRANCH already applied ($(wc -l < "$STATE/pc/applied-patches") patches); nothing to do"
+		info "$TREE: already applied ($(series_patches "$STATE/series" | wc -l) patches; topics: $(awk -F'\t' '$2 == "applied" { print $1 }' "$STATE/topics" | paste -sd' ')); nothing to do"
 		return 2
 	fi
-	NEW_SERIES=$(mktemp)
-	trap 'rm -f "$NEW_SERIES"' EXIT
-	effective_series "$BRANCH" "$TREE" > "$NEW_SERIES"
-	if [ ! -s "$NEW_SERIES" ]; then
-		flush_reports
-		info "$TREE: every patch of the $BRANCH series is already upstream; nothing to do"
-		return 2
-	fi
-	require_writable
-	require_clean
-	flush_reports
-	trap 'restore_journal; die "interrupted; $TREE restored"' INT TERM HUP
-	mkdir -p "$STATE"
-	cp "$NEW_SERIES" "$STATE/series.new"
-	write_journal
-	mv "$STATE/series.new" "$STATE/series"
-	log=$STATE/push.log
-	quilt_in "$TREE" push -a --fuzz=0 > "$log" 2>&1 || rc=$?
-	if [ $rc -ne 0 ]; then
-		failed=$(sed -n 's/^Applying patch \(.*\)$/\1/p' "$log" | tail -n1)
-		failed=${failed##*/}
-		[ -n "$failed" ] || failed=$(series_patches "$STATE/series" | head -n1)
-		mkdir -p "$OUT_DIR"
-		cp "$log" "$OUT_DIR/apply-$BRANCH.log"
-		rejdir=$(save_rejects "$failed")
-		grep -E 'FAILED|hunk|can be reverse-applied' "$log" | sed 's/^/  /' >&2 || true
-		restore_journal
-		trap - INT TERM HUP
-		info "$failed does not apply at fuzz 0; re-targeting the $BRANCH series for $TREE from the semantic patches"
-		if ! retarget; then
-			retarget_failure "$failed" "$rejdir"
+	plan=$(plan_tree) || exit 1
+	topics=$(check_topics "${TOPICS:-$(all_topics | paste -sd' ')}") || exit 1
+	: > "$RUN_DIR/topics"
+	: > "$RUN_DIR/report"
+	# what each topic needs; the source branch of the carried patches
+	declare -A CARRY=()
+	declare -A SRC=()
+	while IFS=$'\t' read -r p v d; do
+		topic=$(topic_of "$p")
+		if ! grep -qxF "$topic" <<< "$topics"; then
+			report "$p" "not selected (TOPICS=$(printf '%s' "$topics" | paste -sd,))"
+			continue
 		fi
-		push_retargeted
-		return 0
-	fi
-	for name in $(series_patches "$STATE/series"); do
-		report "$name" "applied"
+		case $v in
+		carry) CARRY[$topic]+="$p "; SRC[$topic]=$d ;;
+		upstream) report "$p" "already upstream" ;;
+		n/a) report "$p" "not applicable: $d" ;;
+		*) report "$p" "missing: $d"; CARRY[$topic]+="" ;;
+		esac
+	done <<< "$plan"
+	for topic in $topics; do
+		[ -n "${CARRY[$topic]:-}" ] || continue
+		# shellcheck disable=SC2086
+		files=$(topic_files "$DATA_DIR/backports/${SRC[$topic]}" ${CARRY[$topic]})
+		for p in $files; do all_files+=("$p"); done
 	done
-	flush_reports
+	if [ ${#all_files[@]} -eq 0 ]; then
+		flush_reports
+		info "$TREE: nothing to apply: every selected topic is already upstream or not applicable"
+		return 2
+	fi
+	command -v quilt >/dev/null ||
+		fail "quilt is not installed; install it (apt-get install quilt, or scripts/deps.sh as root)"
+	require_writable "${all_files[@]}"
+	if [ "$FORCE" != 1 ]; then
+		p=$(local_change "${all_files[@]}")
+		[ -z "$p" ] ||
+			fail "$TREE/$p has local changes; commit or revert them first, or rerun with FORCE=1 to apply on top"
+	fi
+	require_space "${all_files[@]}"
+
+	trap on_interrupt INT TERM HUP
+	txn_begin apply
+	printf '%s\n' "$(tree_branch "$TREE")" > "$RUN_DIR/branch"
+	for topic in $topics; do
+		patches=${CARRY[$topic]:-}
+		if [ -z "$patches" ]; then
+			printf '%s\tnothing to do\tupstream or not applicable\n' "$topic" >> "$RUN_DIR/topics"
+			continue
+		fi
+		problem=
+		# shellcheck disable=SC2086
+		for p in $(topic_files "$DATA_DIR/backports/${SRC[$topic]}" $patches); do
+			problem=$(file_problem "$DATA_DIR/backports/${SRC[$topic]}" "$patches" "$p")
+			[ -z "$problem" ] || break
+		done
+		if [ -n "$problem" ]; then
+			for p in $patches; do report "$p" "not applied (topic $topic failed)"; done
+			printf '%s\tfailed\t%s\n' "$topic" "$problem" >> "$RUN_DIR/topics"
+			failed=$((failed + 1))
+		else
+			rc=0
+			# shellcheck disable=SC2086
+			land_topic "$topic" "${SRC[$topic]}" $patches || rc=$?
+			case $rc in
+			0) landed=$((landed + 1)) ;;
+			1) failed=$((failed + 1)) ;;
+			*)	restore_originals || true
+				trap - INT TERM HUP
+				fail "no space left on the file system of $TREE while applying $topic; the tree is unchanged; free some space and rerun" ;;
+			esac
+		fi
+		if [ $failed -gt 0 ] && [ "$STRICT" = 1 ]; then
+			break
+		fi
+	done
+	if [ $landed -eq 0 ] || { [ $failed -gt 0 ] && [ "$STRICT" = 1 ]; }; then
+		restore_originals || fail "could not roll $TREE back; see $STATE"
+		trap - INT TERM HUP
+		flush_reports
+		fail "$(failure_summary); the tree is unchanged"
+	fi
+	# commit: everything below is bookkeeping; the txn mark goes last
+	cp "$RUN_DIR/topics" "$RUN_DIR/report" "$RUN_DIR/branch" "$STATE/" &&
+		write_manifest || { restore_originals || true; fail "could not record the kit's state in $STATE (file system full?); the tree is unchanged"; }
 	rm -rf "$STATE/journal"
+	rm -f "$STATE/txn"
 	trap - INT TERM HUP
-	info "$TREE: applied $(wc -l < "$STATE/series") patches of the $BRANCH series"
+	publish_out
+	flush_reports
+	topic_lines
+	if [ $failed -gt 0 ]; then
+		info "$TREE: partial: applied topics $(awk -F'\t' '$2 == "applied" { print $1 }' "$STATE/topics" | paste -sd' '); failed: $(awk -F'\t' '$2 == "failed" { print $1 }' "$STATE/topics" | paste -sd' ') (the failed topics left no trace)"
+		return 3
+	fi
+	info "$TREE: applied $(series_patches "$STATE/series" | wc -l) patches (topics: $(awk -F'\t' '$2 == "applied" { print $1 }' "$STATE/topics" | paste -sd' '))"
+}
+
+# failure_summary -> one line naming each failed topic and why
+failure_summary() {
+	awk -F'\t' '$2 == "failed" { printf "%s%s: %s", sep, $1, $3; sep = "; " }' "$RUN_DIR/topics"
+}
+
+# topic_lines: one line per topic, after the per-patch lines
+topic_lines() {
+	awk -F'\t' '{ printf "topic %-28s %s%s\n", $1, $2, ($3 != "" ? ": " $3 : "") }' "$RUN_DIR/topics" >&$ERR
 }
 
 do_unapply() {
-	recover_interrupted
+	local f
+	recover
 	if ! is_applied; then
-		rm -rf "$STATE"
-		if [ "${RECOVERED:-0}" = 1 ]; then
-			info "$TREE: restored to its state before the interrupted apply"
-			return 0
-		fi
+		case ${RECOVERED:-} in
+		apply) info "$TREE: restored to its state before the interrupted apply"; return 0 ;;
+		unapply) info "$TREE: kit series removed; tree restored"; return 0 ;;
+		esac
 		info "$TREE: kit series not applied; nothing to do"
 		return 2
 	fi
-	require_writable_state
-	quilt_in "$TREE" pop -a > "$STATE/pop.log" 2>&1 ||
-		die "quilt pop failed in $TREE (log: $STATE/pop.log); fix the files quilt names and rerun make unapply"
-	rm -rf "$STATE"
+	[ -w "$STATE" ] && touch "$STATE/.probe" 2>/dev/null && rm -f "$STATE/.probe" ||
+		fail "$TREE/$STATE_NAME is not writable; make the tree writable (chmod -R u+w) and rerun make unapply"
+	f=$(changed_since_apply)
+	if [ -n "$f" ] && [ "$FORCE" != 1 ]; then
+		fail "$TREE/$f changed after the series was applied; undo that change (the applied version is what quilt diff shows), or rerun with FORCE=1 to restore the original and lose it"
+	fi
+	trap on_interrupt_unapply INT TERM HUP
+	printf 'unapply %s %s\n' "$$" "$(date -u +%FT%TZ)" > "$STATE/txn.tmp" &&
+		mv "$STATE/txn.tmp" "$STATE/txn" ||
+		fail "cannot write in $STATE; nothing was changed"
+	restore_originals || fail "could not restore every file of $TREE from $STATE/orig; rerun make unapply to finish"
+	trap - INT TERM HUP
 	info "$TREE: kit series removed; tree restored"
 }
 
-require_writable_state() {
-	touch "$STATE/.probe" 2>/dev/null && rm -f "$STATE/.probe" ||
-		die "$TREE/$STATE_NAME is read-only; make the tree writable (chmod -R u+w) and rerun make unapply"
+on_interrupt_unapply() {
+	trap - INT TERM HUP
+	restore_originals || true
+	fail "interrupted; the unapply of $TREE was finished first"
 }
 
 do_status() {
-	local name
-	if [ -d "$STATE/journal" ]; then
-		echo "interrupted apply (run make apply or make unapply to recover)"
-	elif is_applied; then
-		for name in $(cat "$STATE/pc/applied-patches"); do echo "$name applied"; done
-	else
-		effective_series "$BRANCH" "$TREE" | sed 's/$/ not applied/'
+	local p v d topic
+	if [ -f "$STATE/txn" ]; then
+		say "interrupted $(cut -d' ' -f1 "$STATE/txn") (run make apply or make unapply to recover)"
+		return 0
 	fi
+	if is_applied; then
+		awk -F'\t' '{ printf "%-64s %s\n", $1, $2 }' "$STATE/report"
+		while IFS=$'\t' read -r topic v d; do
+			printf 'topic %-28s %s%s\n' "$topic" "$v" "${d:+: $d}"
+		done < "$STATE/topics"
+		p=$(changed_since_apply)
+		[ -z "$p" ] || printf 'warning: %s changed after the series was applied\n' "$p"
+		return 0
+	fi
+	while IFS=$'\t' read -r p v d; do
+		case $v in
+		carry) printf '%-64s not applied (from backports/%s)\n' "$p" "$d" ;;
+		upstream) printf '%-64s already upstream\n' "$p" ;;
+		n/a) printf '%-64s not applicable: %s\n' "$p" "$d" ;;
+		*) printf '%-64s %s: %s\n' "$p" "$v" "$d" ;;
+		esac
+	done < <(plan_tree)
+}
+
+usage() {
+	fail "usage: apply.sh apply|unapply|status [TREE | --kdir DIR | --branch B] [--topics LIST] [--strict] [--force] [--report FILE]"
+}
+
+main() {
+	local cmd=${1:-} kdir='' kdir_set=0 branch='' report_to='' rc=0
+	[ $# -gt 0 ] && shift
+	TOPICS='' STRICT=0 FORCE=0
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--kdir) kdir=${2-}; kdir_set=1; shift 2 || usage ;;
+		--branch) branch=${2-}; shift 2 || usage ;;
+		--topics) TOPICS=${2-}; shift 2 || usage ;;
+		--strict) STRICT=1; shift ;;
+		--force) FORCE=1; shift ;;
+		--report) report_to=${2-}; shift 2 || usage ;;
+		-*) usage ;;
+		*) [ $kdir_set = 0 ] || usage; kdir=$1; kdir_set=1; shift ;;
+		esac
+	done
+	case $cmd in apply|unapply|status) ;; *) fail "unknown command '$cmd'; use apply, unapply or status" ;; esac
+	[ $kdir_set = 0 ] || [ -n "$kdir" ] ||
+		fail "no tree given; set KDIR= to a kernel source tree (or BRANCH= to use a cached one)"
+	TREE=$(resolve_tree "$kdir" "$branch" scratch) || exit 1
+	# unapply needs only the kit's state (a touched file may be gone)
+	if [ "$cmd" != unapply ] || [ ! -d "$TREE/$STATE_NAME" ]; then
+		is_kernel_tree "$TREE" ||
+			fail "KDIR=$TREE is not a kernel source tree (no top-level Makefile with mm/khugepaged.c); point KDIR= at the top of a Linux tree"
+		tree_branch "$TREE" >/dev/null || exit 1
+	fi
+	if [ -n "$TOPICS" ]; then check_topics "$TOPICS" >/dev/null || exit 1; fi
+	STATE=$TREE/$STATE_NAME
+	TREE_NAME=$(tree_name "$TREE")
+	RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/mmbk-apply.XXXXXX")
+	trap 'rm -rf "$RUN_DIR"' EXIT
+	if [ "$cmd" = status ]; then lock_tree "$TREE" shared; else lock_tree "$TREE"; fi
+	if [ "$cmd" != unapply ] && ! tree_is_branch "$TREE"; then
+		require_known_code
+	fi
+	case $cmd in
+	apply)   do_apply || rc=$? ;;
+	unapply) do_unapply || rc=$? ;;
+	status)  do_status || rc=$? ;;
+	esac
+	if [ -n "$report_to" ] && [ -f "$RUN_DIR/report" ]; then
+		cp "$RUN_DIR/report" "$report_to"
+		[ ! -f "$RUN_DIR/topics" ] || cp "$RUN_DIR/topics" "$report_to.topics"
+	fi
+	return $rc
 }
 
 # require_known_code: a tree between the supported branches is supported
 # only if the code the kit changes is there (detect.sh does not say unknown)
 require_known_code() {
 	local unknown
-	unknown=$("$KIT_DIR/scripts/detect.sh" "$TREE" | awk '$2 == "unknown" { print $3; exit }')
+	unknown=$("$KIT_DIR/scripts/detect.sh" "$TREE" | awk '$2 == "unknown" && !n++ { print $3 }') || exit 1
 	[ -z "$unknown" ] ||
-		die "KDIR=$TREE is Linux $(kernel_version "$TREE"), an unsupported branch (${unknown%:} not found); supported branches: $SUPPORTED_BRANCHES"
-}
-
-main() {
-	local cmd=${1:-} dir=${2:-}
-	[ -n "$dir" ] || die "no tree given; set KDIR= to a kernel source tree (or BRANCH= to use a cached one)"
-	TREE=$(cd "$dir" 2>/dev/null && pwd) ||
-		die "KDIR=$dir does not exist; point KDIR= at a kernel source tree"
-	BRANCH=$(tree_branch "$TREE")
-	STATE=$TREE/$STATE_NAME
-	SERIES_DIR=$KIT_DIR/backports/$BRANCH
-	# a re-targeted series is popped with the copy kept in the state
-	[ ! -d "$STATE/patches" ] || SERIES_DIR=$STATE/patches
-	if ! tree_is_branch "$TREE" && [ "$cmd" != unapply ]; then
-		require_known_code
-		info "series: backports/$BRANCH (nearest older branch of $(kernel_version "$TREE"))"
-	fi
-	case $cmd in
-	apply)   do_apply ;;
-	unapply) do_unapply ;;
-	status)  do_status ;;
-	*) die "unknown command '$cmd'; use apply, unapply or status" ;;
-	esac
+		fail "KDIR=$TREE is Linux $(kernel_version "$TREE"), an unsupported branch (${unknown%:} not found); supported branches: $SUPPORTED_BRANCHES"
 }
 
 main "$@"

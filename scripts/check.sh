@@ -1,14 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# check.sh TREE - check the kit's series as applied to TREE: checkpatch.pl from
-# TREE on every applied patch, then a W=1 build and sparse (C=2) of every
-# object the series touches, failing only on warnings that are new against
-# the same tree without the series.  Output is KTAP; the last line is the
+# check.sh [TREE | --kdir DIR | --branch B] - check the kit's series as
+# applied to TREE: checkpatch.pl from TREE on every applied patch, then a W=1
+# build and sparse (C=1 on objects that are rebuilt first) of every object
+# the series touches, failing only on warnings that are new against the same
+# tree without the series.  Output is KTAP; the last line is the
 # branch summary.
-set -eu
+set -euo pipefail
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-STATE_NAME=.mm-backport-kit
 TESTNUM=0
 PASSED=0
 FAILED=0
@@ -30,52 +31,33 @@ ktap() {
 	[ -z "${3:-}" ] || printf '%s\n' "$3" | sed 's/^/# /'
 }
 
-# applied_dir -> where the applied patches are: the kit's copy of a
-# re-targeted series (scripts/apply.sh), else the branch series
-applied_dir() {
-	if [ -d "$TREE/$STATE_NAME/patches" ]; then
-		printf '%s\n' "$TREE/$STATE_NAME/patches"
-	else
-		printf '%s\n' "$KIT_DIR/backports/$BRANCH"
-	fi
-}
-
-applied_patches() {
-	cat "$TREE/$STATE_NAME/pc/applied-patches" 2>/dev/null || true
-}
-
 # baseline_tree: the same tree without the series: a hard-link copy in which
-# every touched file is replaced by quilt's backup from before the first patch
-# that touched it (TREE is never written; anything changed in TREE after the
-# apply counts as part of what is checked)
+# every file the series changed is replaced by its original (TREE is never
+# written; anything changed in TREE after the apply counts as part of what is
+# checked)
 baseline_tree() {
-	local base f name pc=$TREE/$STATE_NAME/pc orig
+	local base f orig
 	if [ "$TREE" = "$(cd "$(patched_dir "$BRANCH")" 2>/dev/null && pwd)" ]; then
 		pristine_dir "$BRANCH"
 		return
 	fi
-	base=$CACHE_DIR/work/check-base/$(printf '%s' "$TREE" | sha256sum | cut -c1-12)
+	base=$CACHE_DIR/work/check-base/$(path_key "$TREE")
 	rm -rf "$base"
 	mkdir -p "$(dirname "$base")"
-	cp -al "$TREE" "$base"
-	rm -rf "$base/$STATE_NAME"
-	for f in $(touched_files); do
-		orig=
-		for name in $(applied_patches); do
-			if [ -e "$pc/$name/$f" ]; then orig=$pc/$name/$f; break; fi
-		done
-		[ -n "$orig" ] || continue
+	cp -al "$TREE" "$base" || die "could not copy $TREE to $base"
+	rm -rf "${base:?}/$KIT_STATE"
+	while read -r f; do
 		rm -f "$base/$f"
-		# quilt keeps an empty backup for a file the series creates
-		[ -s "$orig" ] && cp -p "$orig" "$base/$f"
-	done
+		orig=$(original_of "$TREE" "$f")
+		[ -z "$orig" ] || cp -a "$orig" "$base/$f" || die "could not restore $f in $base"
+	done < <(applied_files "$TREE")
 	printf '%s\n' "$base"
 }
 
 touched_files() {
 	local name
-	for name in $(applied_patches); do
-		patch_files "$(applied_dir)/$name"
+	for name in $(applied_patches "$TREE"); do
+		patch_files "$(applied_patch "$TREE" "$name")"
 	done | sort -u
 }
 
@@ -85,10 +67,10 @@ touched_objects() {
 
 check_checkpatch() {
 	local name out
-	for name in $(applied_patches); do
+	for name in $(applied_patches "$TREE"); do
 		out=$(cd "$TREE" && perl scripts/checkpatch.pl --no-tree -q --no-summary \
-			--ignore "$CHECKPATCH_IGNORE$(checkpatch_waivers "$KIT_DIR/backports/$BRANCH/$name")" \
-			"$(applied_dir)/$name" 2>&1) || true
+			--ignore "$CHECKPATCH_IGNORE$(checkpatch_waivers "$DATA_DIR/backports/$BRANCH/$name")" \
+			"$(applied_patch "$TREE" "$name")" 2>&1) || true
 		if [ -z "$out" ]; then
 			ktap ok "checkpatch $name"
 		else
@@ -133,7 +115,7 @@ check_object() {
 		if [ "$rc_base" != 0 ] && [ "$rc" != 0 ]; then
 			ktap ok "$kind $o # SKIP not an object of this config (fails without the series too)"
 		elif [ "$rc" != 0 ]; then
-			ktap not-ok "$kind $o" "$(grep -E 'error|Error' "$log.patched.all" | head -n 8)"
+			ktap not-ok "$kind $o" "$(grep -E 'error|Error' "$log.patched.all" | sed -n 1,8p)"
 		elif [ -n "$new" ]; then
 			ktap not-ok "$kind $o" "new warnings:"$'\n'"$new"
 		else
@@ -143,11 +125,20 @@ check_object() {
 }
 
 main() {
-	local dir=${1:-} base o nobj
-	[ -n "$dir" ] || die "no tree given; set KDIR= or BRANCH="
-	TREE=$(cd "$dir" 2>/dev/null && pwd) || die "KDIR=$dir does not exist; point KDIR= at a kernel source tree"
-	BRANCH=$(tree_branch "$TREE")
-	[ -n "$(applied_patches)" ] ||
+	local kdir='' branch='' base o nobj
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--kdir) kdir=${2:-}; shift 2 ;;
+		--branch) branch=${2:-}; shift 2 ;;
+		-*) die "usage: check.sh [TREE | --kdir DIR | --branch B]" ;;
+		*) kdir=$1; shift ;;
+		esac
+	done
+	need_cache
+	TREE=$(resolve_tree "$kdir" "$branch" patched) || exit 1
+	BRANCH=$(tree_branch "$TREE") || exit 1
+	lock_tree "$TREE" shared
+	[ -n "$(applied_patches "$TREE")" ] ||
 		die "the kit's series is not applied to $TREE; run 'make apply KDIR=$TREE' first"
 	# CHECKPATCH_IGNORE: scripts/lib.sh
 	SPARSE=$("$KIT_DIR/scripts/sparse.sh")
@@ -157,7 +148,7 @@ main() {
 	nobj=$(touched_objects | wc -l)
 	echo "KTAP version 1"
 	echo "# check: Linux $(kernel_version "$TREE") ($BRANCH) in $TREE"
-	echo "1..$(( $(applied_patches | wc -l) + 2 * nobj ))"
+	echo "1..$(( $(applied_patches "$TREE" | wc -l) + 2 * nobj ))"
 	check_checkpatch
 	base=$(baseline_tree)
 	BASE=$base
@@ -165,7 +156,7 @@ main() {
 		OBJ_BASE=$(build_dir "$BRANCH" unpatched)	# shared with make boot
 		OBJ_TREE=$(build_dir "$BRANCH" patched)
 	else
-		OBJ_BASE=$CACHE_DIR/build/kdir-$(printf '%s' "$TREE" | sha256sum | cut -c1-12)
+		OBJ_BASE=$CACHE_DIR/build/kdir-$(path_key "$TREE")
 		OBJ_TREE=$OBJ_BASE-patched
 		OBJ_BASE=$OBJ_BASE-unpatched
 	fi

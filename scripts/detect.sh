@@ -28,7 +28,7 @@ rule_holds() {
 		text=$(function_body "$tree/$file" "$scope")
 		[ -n "$text" ] || return 2
 	fi
-	if printf '%s\n' "$text" | grep -Eq -- "$regex"; then
+	if grep -Eq -- "$regex" <<< "$text"; then
 		[ "$expect" = present ]
 	else
 		[ "$expect" = absent ]

@@ -1,9 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# tree.sh BRANCH - fetch Debian's linux-source package for BRANCH with apt in a
-# private state dir and extract it once into the cache.  Prints the tree's path
-# as its last line.  Resumable: a finished step is never redone.
-set -eu
+# tree.sh [--refresh] BRANCH - get the source tree of BRANCH into the cache
+# once and print its path as the last line.  Where it comes from is the
+# branch's row of backports/branches.table:
+#   deb      Debian's linux-source-X.Y, fetched with apt in a private state
+#            dir from the machine's own mirror
+#   tarball  a release tarball pinned by sha256: taken from MMBK_TARBALLS
+#            (default: the cache's tarballs/) or downloaded from TARBALL_URL
+#            (default: the table's @tarball-url); TARBALL_SHA256 pins
+#            another digest (e.g. kernel.org's own tarball of the version)
+# The extracted tree is made read-only and sealed with a manifest (lib.sh);
+# --refresh extracts it again (a changed cached tree).  Resumable: a
+# finished step is never redone; nothing half-extracted stays in the cache.
+set -euo pipefail
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/apt-lib.sh"
 
@@ -21,59 +31,172 @@ show_download_progress() {
 	done
 }
 
+# ---- Debian packages ------------------------------------------------------
+# fetch_deb BRANCH -> path of the cached .deb
 fetch_deb() {
-	local branch=$1 pkg suite ver uri size file pid
-	pkg=$(branch_field "$branch" 4)
-	suite=$(branch_field "$branch" 2)
-	ver=$(kit_apt apt-cache policy "$pkg" 2>/dev/null |
-		awk '/Candidate:/ { print $2 }')
+	local branch=$1 origin pkg suite ver uri size file pid deb
+	origin=$(branch_field "$branch" origin)
+	suite=${origin%%:*}
+	pkg=${origin#*:}
+	ver=$(kit_apt apt-cache policy "$pkg" 2>/dev/null | awk '/Candidate:/ { print $2 }') || true
 	[ -n "$ver" ] && [ "$ver" != "(none)" ] ||
 		die "package $pkg not found in $suite; the mirror may have dropped it (check 'apt-cache policy' with the kit's sources in $APT_DIR)"
-	DEB=$APT_DIR/debs/${pkg}_${ver}_all.deb
-	if [ -f "$DEB" ]; then
+	deb=$APT_DIR/debs/${pkg}_${ver}_all.deb
+	if [ -f "$deb" ]; then
 		progress "download: $pkg $ver already in cache"
+		printf '%s\n' "$deb"
 		return 0
 	fi
-	read -r uri file size _ < <(kit_apt apt-get --print-uris download "$pkg=$ver" | tr -d "'")
+	read -r uri file size _ < <(kit_apt apt-get --print-uris download "$pkg=$ver" | tr -d "'") ||
+		die "apt cannot locate $pkg=$ver in $suite; rerun 'make tree BRANCH=$branch'"
+	: "$uri"
 	progress "download: $pkg $ver ($((size >> 20)) MiB)"
 	( cd "$APT_DIR/archives/partial" && kit_apt apt-get download "$pkg=$ver" >/dev/null ) &
 	pid=$!
 	show_download_progress "$APT_DIR/archives/partial/$file" "$size" "$pid"
 	wait "$pid" || die "download of $pkg $ver failed; rerun 'make tree BRANCH=$branch' to retry"
-	mv "$APT_DIR/archives/partial/$file" "$DEB"
+	mv "$APT_DIR/archives/partial/$file" "$deb"
 	echo "$ver" > "$APT_DIR/debs/$pkg.version"
+	printf '%s\n' "$deb"
 }
 
-extract_tree() {
-	local branch=$1 dest tmp tarball
+# extract_deb DEB DEST: the kernel source tarball inside DEB into DEST/linux
+extract_deb() {
+	local deb=$1 tmp=$2 tarball
+	progress "extract: $(basename "$deb")"
+	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp" --wildcards './usr/src/linux-source-*.tar.xz' ||
+		die "$deb is damaged (no kernel source inside); delete it and rerun make tree"
+	tarball=$(ls "$tmp"/usr/src/linux-source-*.tar.xz)
+	xz -T2 -dc "$tarball" | tar -x -C "$tmp" \
+		--checkpoint=10000 --checkpoint-action=echo='[extract] %u tar records' ||
+		die "$tarball does not extract; delete $deb and rerun make tree"
+	rm -rf "${tmp:?}/usr"
+	mv "$tmp"/linux-source-* "$tmp/linux"
+	echo "${deb##*/}" > "$tmp/source"
+}
+
+# ---- pinned tarballs ------------------------------------------------------
+tarball_dir() {
+	printf '%s\n' "${MMBK_TARBALLS:-$CACHE_DIR/tarballs}"
+}
+
+# tarball_url BRANCH FILE -> where to download FILE from
+tarball_url() {
+	local tmpl=${TARBALL_URL:-$(table_setting "$BRANCHES_TABLE" tarball-url)}
+	tmpl=${tmpl//\{file\}/$2}
+	printf '%s\n' "${tmpl//\{major\}/${1%%.*}}"
+}
+
+# pinned_sha256 BRANCH -> the digest the tarball must have
+pinned_sha256() {
+	local pin
+	pin=${TARBALL_SHA256:-$(branch_field "$1" pin)}
+	pin=${pin#sha256:}
+	[[ $pin =~ ^[0-9a-f]{64}$ ]] ||
+		die "no valid sha256 pin for $1 (backports/branches.table or TARBALL_SHA256=): '$pin'"
+	printf '%s\n' "$pin"
+}
+
+# check_tarball FILE SHA256 WHERE: one-line errors for a missing, truncated
+# or wrong tarball
+check_tarball() {
+	local f=$1 want=$2 where=$3 got
+	[ -s "$f" ] || die "$where is empty; delete it and rerun make tree"
+	got=$(sha256sum < "$f" | cut -d' ' -f1)
+	if [ "$got" != "$want" ]; then
+		if ! xz -t "$f" 2>/dev/null; then
+			die "$where is truncated or not an xz tarball (sha256 $got, pinned $want); delete it and rerun make tree"
+		fi
+		die "$where has sha256 $got, not the pinned $want (backports/branches.table); use the pinned tarball, or pin this one with TARBALL_SHA256= if you trust it (e.g. kernel.org's, from its signed sha256sums.asc)"
+	fi
+}
+
+# fetch_tarball BRANCH -> path of a verified tarball
+fetch_tarball() {
+	local branch=$1 file want dir url part
+	file=$(branch_field "$branch" origin)
+	want=$(pinned_sha256 "$branch")
+	dir=$(tarball_dir)
+	if [ -e "$dir/$file" ]; then
+		check_tarball "$dir/$file" "$want" "$dir/$file"
+		progress "tarball: $dir/$file (sha256 ok)"
+		printf '%s\n' "$dir/$file"
+		return 0
+	fi
+	url=$(tarball_url "$branch" "$file")
+	dir=$CACHE_DIR/tarballs
+	mkdir -p "$dir"
+	part=$dir/$file.part
+	progress "download: $url"
+	curl -fL --retry 2 -C - -o "$part" "$url" >&2 ||
+		die "cannot download $url; put $file into MMBK_TARBALLS=<dir> (now $(tarball_dir)) or set TARBALL_URL= to a reachable copy"
+	check_tarball "$part" "$want" "the download of $url"
+	mv "$part" "$dir/$file"
+	printf '%s\n' "$dir/$file"
+}
+
+# extract_tarball TARBALL DEST: its single top directory becomes DEST/linux
+extract_tarball() {
+	local t=$1 tmp=$2 top
+	progress "extract: $(basename "$t")"
+	xz -T2 -dc "$t" | tar -x -C "$tmp" \
+		--checkpoint=10000 --checkpoint-action=echo='[extract] %u tar records' ||
+		die "$t does not extract (damaged?); delete it and rerun make tree"
+	top=$(find "$tmp" -mindepth 1 -maxdepth 1 -type d)
+	[ "$(printf '%s\n' "$top" | wc -l)" = 1 ] && [ -f "$top/Makefile" ] ||
+		die "$t does not hold one kernel tree at its top; is it a kernel release tarball?"
+	mv "$top" "$tmp/linux"
+	echo "${t##*/}" > "$tmp/source"
+}
+
+get_tree() {
+	local branch=$1 dest tmp src
 	dest=$(dirname "$(pristine_dir "$branch")")
 	tmp=$dest.partial
 	rm -rf "$tmp"
 	mkdir -p "$tmp"
-	progress "extract: $(basename "$DEB")"
-	dpkg-deb --fsys-tarfile "$DEB" | tar -x -C "$tmp" --wildcards './usr/src/linux-source-*.tar.xz'
-	tarball=$(ls "$tmp"/usr/src/linux-source-*.tar.xz)
-	xz -T2 -dc "$tarball" | tar -x -C "$tmp" \
-		--checkpoint=10000 --checkpoint-action=echo='[extract] %u tar records'
-	rm -rf "$tmp/usr"
-	mv "$tmp"/linux-source-* "$tmp/linux"
-	echo "${DEB##*/}" > "$tmp/source"
-	rm -rf "$dest"
-	mv "$tmp" "$dest"
+	case $(branch_field "$branch" source) in
+	deb)
+		update_lists
+		src=$(fetch_deb "$branch")
+		extract_deb "$src" "$tmp"
+		;;
+	tarball)
+		src=$(fetch_tarball "$branch")
+		extract_tarball "$src" "$tmp"
+		;;
+	*) die "backports/branches.table: unknown source for $branch" ;;
+	esac
+	# keep build dirs of an older extraction of the same branch
+	if [ -d "$dest" ]; then
+		chmod -R u+w "$dest/linux" 2>/dev/null || true
+		rm -rf "$dest/linux" "$dest/source" "$dest/linux.manifest"
+		mv "$tmp/linux" "$dest/linux"
+		mv "$tmp/source" "$dest/source"
+		rm -rf "$tmp"
+	else
+		mv "$tmp" "$dest"
+	fi
+	seal_pristine "$branch"
 }
 
 main() {
-	local branch=${1:-}
+	local refresh=0 branch dir
+	if [ "${1:-}" = --refresh ]; then refresh=1; shift; fi
+	branch=${1:-$DEFAULT_BRANCH}
 	require_branch "$branch"
-	if [ -f "$(pristine_dir "$branch")/Makefile" ]; then
-		progress "tree: $branch already extracted ($(kernel_version "$(pristine_dir "$branch")"))"
+	need_cache
+	dir=$(pristine_dir "$branch")
+	mkdir -p "$(dirname "$dir")"
+	lock_tree "$(dirname "$dir")"
+	if [ $refresh = 0 ] && [ -f "$dir/Makefile" ] && [ -f "$(dirname "$dir")/source" ]; then
+		progress "tree: $branch already extracted ($(kernel_version "$dir"))"
+		[ -f "$dir.manifest" ] || seal_pristine "$branch"
 	else
-		update_lists
-		fetch_deb "$branch"
-		extract_tree "$branch"
-		progress "tree: $branch is Linux $(kernel_version "$(pristine_dir "$branch")")"
+		get_tree "$branch"
+		progress "tree: $branch is Linux $(kernel_version "$dir")"
 	fi
-	pristine_dir "$branch"
+	printf '%s\n' "$dir"
 }
 
 main "$@"

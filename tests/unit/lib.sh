@@ -1,35 +1,76 @@
 # SPDX-License-Identifier: GPL-2.0
-# lib.sh - helpers for the kit's unit tests (sourced by tests/unit/run.sh).
+# shellcheck shell=bash
+# lib.sh - helpers for the kit's unit tests (sourced by tests/unit/harness.sh,
+# which runs every test in its own `bash -euo pipefail` process).
 
+# shellcheck source=scripts/lib.sh
 . "$KIT_DIR/scripts/lib.sh"
 prog=unit
 
 T=$UNIT_SCRATCH		# scratch trees of this run (made by run.sh)
 
-# tree_sum DIR -> one hash over every path, type, mode and file content
+fail() {
+	printf '# %s\n' "$@"
+	exit 1
+}
+
+skip() {		# skip REASON: the test does not apply here (KTAP SKIP)
+	printf '# %s\n' "$*"
+	exit 4
+}
+
+# tree_sum DIR -> one hash over every path, type, mode, symlink target and
+# file content; any error (an unreadable file, a missing DIR) fails the test
 tree_sum() {
-	( cd "$1" &&
-	  find . -printf '%y %m %p %l\n' | LC_ALL=C sort | sha1sum &&
-	  find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha1sum | sha1sum ) |
-		sha1sum | cut -c1-40
+	local d=${1:-} list sums
+	[ -n "$d" ] && [ -d "$d" ] || fail "tree_sum: '$d' is not a directory"
+	list=$(cd "$d" && find . -printf '%y %m %p %l\n' | LC_ALL=C sort) ||
+		fail "tree_sum: cannot list $d"
+	sums=$(cd "$d" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha1sum) ||
+		fail "tree_sum: cannot read every file of $d"
+	printf '%s\n%s\n' "$list" "$sums" | sha1sum | cut -c1-40
 }
 
 # fresh BRANCH NAME -> path of a new scratch copy of BRANCH's pristine tree
 fresh() {
 	local dir=$T/$2
-	scratch_copy "$1" "$dir"
+	require_branch "$1"
+	scratch_copy "$1" "$dir" >&2
+	[ -f "$dir/Makefile" ] || fail "fresh: no tree made in $dir"
 	printf '%s\n' "$dir"
+}
+
+# mini BRANCH NAME -> a small kernel tree: the top Makefile and every file the
+# kit's patches touch, copied from BRANCH's pristine tree.  Enough for apply,
+# unapply, status and detection; fast to hash.
+mini() {
+	local src dir=$T/$2 f
+	require_branch "$1"
+	src=$(pristine_dir "$1")
+	[ -f "$src/Makefile" ] || fail "mini: no cached tree for $1"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	for f in Makefile $(kit_touched_files); do
+		[ -f "$src/$f" ] || continue
+		mkdir -p "$dir/$(dirname "$f")"
+		cp "$src/$f" "$dir/$f"
+		chmod u+w "$dir/$f"
+	done
+	printf '%s\n' "$dir"
+}
+
+# git_tree DIR: make DIR a git repository with everything committed
+git_tree() {
+	git -C "$1" init -q &&
+		git -C "$1" add -A &&
+		git -C "$1" -c user.name=t -c user.email=t@t commit -qm base ||
+		fail "git_tree: cannot make $1 a git repository"
 }
 
 # run_kit CMD... : run a kit command, keep stdout+stderr in $OUT and exit code in $RC
 run_kit() {
 	RC=0
 	OUT=$("$@" 2>&1) || RC=$?
-}
-
-fail() {
-	printf '# %s\n' "$@"
-	exit 1
 }
 
 expect_rc() {	# expect_rc N CONTEXT
@@ -39,14 +80,26 @@ expect_rc() {	# expect_rc N CONTEXT
 # expect_one_line_error PATTERN: the command failed with exactly one
 # "error:" line naming the problem (PATTERN) and no other output
 expect_one_line_error() {
-	[ "$RC" -ne 0 ] || fail "command succeeded, expected an error matching '$1'"
+	[ "$RC" -ne 0 ] || fail "command succeeded, expected an error matching '$1'" "output: $OUT"
 	[ "$(printf '%s\n' "$OUT" | wc -l)" -eq 1 ] || fail "expected one line, got:" "$OUT"
-	printf '%s\n' "$OUT" | grep -q 'error: ' || fail "no 'error:' in: $OUT"
-	printf '%s\n' "$OUT" | grep -qE -- "$1" || fail "error does not match '$1': $OUT"
+	grep -q 'error: ' <<< "$OUT" || fail "no 'error:' in: $OUT"
+	grep -qE -- "$1" <<< "$OUT" || fail "error does not match '$1': $OUT"
+}
+
+# expect_make_error PATTERN: like expect_one_line_error for a make target:
+# make's own "make: *** ... Error" line is not counted
+expect_make_error() {
+	OUT=$(printf '%s\n' "$OUT" | grep -v '^make: \*\*\* ') || true
+	expect_one_line_error "$1"
 }
 
 expect_sum() {	# expect_sum DIR SUM CONTEXT
 	local now
 	now=$(tree_sum "$1")
 	[ "$now" = "$2" ] || fail "$3: tree changed ($2 -> $now)"
+}
+
+# expect_out PATTERN CONTEXT: the output has a line matching PATTERN (grep -E)
+expect_out() {
+	grep -qE -- "$1" <<< "$OUT" || fail "$2: no line matching '$1' in:" "$OUT"
 }

@@ -1,14 +1,38 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# run.sh [FILTER] - run the kit's unit tests (tests/unit/t-*.sh, one test_*
-# function each case), each in its own subshell; KTAP output.
-set -eu
+# run.sh [--tier fast|tree|all] [--dir DIR] [FILTER] - run the kit's unit
+# tests: every test_* function of DIR/t-*.sh (default: tests/unit), each in
+# its own `bash -euo pipefail` process (tests/unit/harness.sh), so that a
+# failing command anywhere in a test fails it.  A file's tier is its
+# "# tier: fast" line (no kernel tree needed) or else "tree".
+# Output is KTAP: diagnostics (the test's last lines) directly before its
+# result line.  Exit code 4 from a test means SKIP (its last line says why).
+set -euo pipefail
 KIT_DIR=$(cd "$(dirname "$0")/../.." && pwd)
 export KIT_DIR
-filter=${1:-}
+
+tier=all
+dir=$KIT_DIR/tests/unit
+filter=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--tier) tier=${2:-}; shift 2 ;;
+	--dir) dir=$(cd "${2:-}" && pwd); shift 2 ;;
+	-*) echo "usage: run.sh [--tier fast|tree|all] [--dir DIR] [FILTER]" >&2; exit 2 ;;
+	*) filter=$1; shift ;;
+	esac
+done
+case $tier in fast|tree|all) ;; *) echo "run.sh: error: unknown tier '$tier'; use fast, tree or all" >&2; exit 2 ;; esac
+
+# file_tier FILE -> fast|tree
+file_tier() {
+	if grep -qx '# tier: fast' "$1"; then echo fast; else echo tree; fi
+}
 
 tests=()
-for f in "$KIT_DIR"/tests/unit/t-*.sh; do
+for f in "$dir"/t-*.sh; do
+	[ -f "$f" ] || continue
+	[ "$tier" = all ] || [ "$(file_tier "$f")" = "$tier" ] || continue
 	for t in $(sed -n 's/^\(test_[a-z0-9_]*\)() {$/\1/p' "$f"); do
 		n=${f##*/t-}; n=${n%.sh}.${t#test_}
 		[ -z "$filter" ] || [[ $n == *$filter* ]] || continue
@@ -16,29 +40,40 @@ for f in "$KIT_DIR"/tests/unit/t-*.sh; do
 	done
 done
 
-# every run gets its own scratch area, so that runs never see each other's trees
+# every run gets its own scratch area, so that runs never see each other's
+# trees; without a cache (fast tier) it is a plain temporary directory
 CACHE_DIR=$(. "$KIT_DIR/scripts/lib.sh" && echo "$CACHE_DIR")
-mkdir -p "$CACHE_DIR/work"
-UNIT_SCRATCH=$(mktemp -d "$CACHE_DIR/work/unit.XXXXXX")
+if [ -n "$CACHE_DIR" ] && [ "$tier" != fast ]; then
+	mkdir -p "$CACHE_DIR/work"
+	UNIT_SCRATCH=$(mktemp -d "$CACHE_DIR/work/unit.XXXXXX")
+else
+	UNIT_SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/mmbk-unit.XXXXXX")
+fi
 export UNIT_SCRATCH
+LOGS=$UNIT_SCRATCH/.logs
+mkdir -p "$LOGS"
 trap 'chmod -R u+w "$UNIT_SCRATCH" 2>/dev/null; rm -rf "$UNIT_SCRATCH"' EXIT
 
 echo "KTAP version 1"
+echo "# unit tests ($tier tier) from ${dir#"$KIT_DIR"/}"
 echo "1..${#tests[@]}"
 n=0 pass=0 failed=0 skipped=0
 for entry in "${tests[@]}"; do
 	f=${entry%%:*} t=${entry#*:}
 	n=$((n + 1))
-	rc=0
-	log=$( ( set -eu; . "$KIT_DIR/tests/unit/lib.sh"; . "$f"; "$t" ) 2>&1 ) || rc=$?
 	name="${f##*/t-}"; name="${name%.sh}.${t#test_}"
+	log=$LOGS/$n.log
+	rc=0
+	bash "$KIT_DIR/tests/unit/harness.sh" "$f" "$t" > "$log" 2>&1 < /dev/null || rc=$?
 	if [ $rc -eq 0 ]; then
 		pass=$((pass + 1)); echo "ok $n $name"
 	elif [ $rc -eq 4 ]; then
-		skipped=$((skipped + 1)); echo "ok $n $name # SKIP $(printf '%s' "$log" | tail -n1 | sed 's/^# //')"
+		skipped=$((skipped + 1)); echo "ok $n $name # SKIP $(tail -n1 "$log" | sed 's/^# //')"
 	else
-		failed=$((failed + 1)); echo "not ok $n $name"
-		printf '%s\n' "$log" | tail -n 15 | sed 's/^\([^#]\)/# \1/'
+		failed=$((failed + 1))
+		tail -n 15 "$log" | sed -e 's/^# //' -e 's/^/# /'
+		echo "# $name: exit code $rc"
+		echo "not ok $n $name"
 	fi
 done
 echo "# unit: $pass passed, $failed failed, $skipped skipped"

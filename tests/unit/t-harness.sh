@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: GPL-2.0
+# tier: fast
+# The harness proves itself: a deliberately broken probe test is reported
+# as failed, a passing one as passed, a skipped one as skipped, and the
+# runner's exit status and KTAP plan say so.
+
+# probe_suite DIR: a test file with one test per outcome
+probe_suite() {
+	mkdir -p "$1"
+	cat > "$1/t-probe.sh" <<-'PROBE'
+	test_broken_setup() {
+		false
+		cp /nonexistent/a /nonexistent/b
+		true
+	}
+	test_broken_in_pipe() {
+		cat /nonexistent/file | sort
+		true
+	}
+	test_bad_branch_tree() {
+		local d
+		d=$(fresh 9.99 probe)
+		tree_sum "$d"
+	}
+	test_empty_tree_sum() {
+		tree_sum "" >/dev/null
+	}
+	test_passes() {
+		[ 1 -eq 1 ]
+	}
+	test_skips() {
+		skip "not on this machine"
+	}
+	PROBE
+}
+
+test_broken_probe_reported_failed() {
+	local d=$T/harness-probe rc=0 out
+	probe_suite "$d"
+	out=$("$KIT_DIR/tests/unit/run.sh" --dir "$d") || rc=$?
+	[ $rc -eq 1 ] || fail "run.sh exit $rc on a suite with failing tests, expected 1" "$out"
+	grep -qx '1\.\.6' <<< "$out" || fail "no plan 1..6" "$out"
+	for t in broken_setup broken_in_pipe bad_branch_tree empty_tree_sum; do
+		grep -qE "^not ok [0-9]+ probe\.$t$" <<< "$out" || fail "probe.$t not reported failed" "$out"
+	done
+	grep -qE '^ok [0-9]+ probe\.passes$' <<< "$out" || fail "probe.passes not ok" "$out"
+	grep -qE '^ok [0-9]+ probe\.skips # SKIP not on this machine$' <<< "$out" || fail "probe.skips not a SKIP" "$out"
+	grep -qx '# unit: 1 passed, 4 failed, 1 skipped' <<< "$out" || fail "wrong summary" "$out"
+}
+
+# the reason of a failure is a diagnostic directly before its result line
+test_diagnostics_before_result() {
+	local d=$T/harness-diag out
+	mkdir -p "$d"
+	printf 'test_says_why() {\n\tfail "the reason"\n}\n' > "$d/t-diag.sh"
+	out=$("$KIT_DIR/tests/unit/run.sh" --dir "$d") || true
+	grep -B3 '^not ok 1 diag.says_why$' <<< "$out" | grep -x '# the reason' >/dev/null ||
+		fail "the reason is not right before the result line" "$out"
+	[ "$(printf '%s\n' "$out" | tail -n1)" = '# unit: 0 passed, 1 failed, 0 skipped' ] ||
+		fail "diagnostics after the result" "$out"
+}
