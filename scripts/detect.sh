@@ -7,7 +7,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-TABLE=$KIT_DIR/backports/detect.table
+TABLE=$DATA_DIR/backports/detect.table
 
 # function_body FILE NAME -> lines of the definition of C function NAME
 function_body() {
@@ -62,8 +62,8 @@ has_rules() {
 main() {
 	local tree=${1:?usage: detect.sh TREE} name id
 	is_kernel_tree "$tree" || die "$tree is not a kernel source tree; point KDIR= at the top of a Linux tree"
-	for name in $(series_patches "$KIT_DIR/series"); do
-		id=$(patch_upstream_id "$KIT_DIR/patches/$name")
+	for name in $(series_patches "$DATA_DIR/series"); do
+		id=$(patch_upstream_id "$DATA_DIR/patches/$name")
 		id=${id:0:12}
 		[ -n "$id" ] && has_rules "$id" || continue
 		printf '%s %s\n' "$name" "$(detect_id "$tree" "$id")"

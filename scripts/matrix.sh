@@ -1,183 +1,203 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# matrix.sh [BRANCH...] - tree, apply and check on every branch (and with
-# BOOT=1 the patched and unpatched boots), then out/matrix.md, out/junit.xml
-# and the KTAP logs in out/ktap/.  Exit 1 if anything failed.
-set -eu
+# matrix.sh [--boot] [--full] [BRANCH...] - tree, apply and check on every
+# branch; with --boot also the boots: the patched kernel of every branch and
+# the baselines of tests/suite/baselines.table (--full: every baseline).
+# Writes out/matrix.md (per patch, per topic, per check and boot), the KTAP
+# of every step in out/ktap/ and out/junit.xml.  Exit 1 if anything failed.
+set -euo pipefail
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 KTAP_DIR=$OUT_DIR/ktap
 STATUS_DIR=$OUT_DIR/status
+BASELINES=$KIT_DIR/tests/suite/baselines.table
 
 now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }'; }
 
-# run_branch BRANCH: writes STATUS_DIR/BRANCH.{apply,check,times,boot-*}
+# record BRANCH STEP SECONDS
+record() { printf '%s\t%s\n' "$2" "$3" >> "$STATUS_DIR/$1.times"; }
+
+# carried_topics BRANCH -> topics the branch's patched tree carries
+carried_topics() {
+	awk -F'\t' '$2 == "applied" { print $1 }' "$STATUS_DIR/$1.apply.topics" 2>/dev/null
+}
+
+# baselines BRANCH FULL -> the baseline variants to boot
+baselines() {
+	local b=$1 full=$2 t
+	if [ "$full" = 1 ]; then
+		echo unpatched
+		for t in $(carried_topics "$b"); do echo "without-$t"; done
+		return
+	fi
+	table_rows "$BASELINES" | awk -F'\t' -v b="$b" '$1 == b { for (i = 2; i <= NF; i++) if ($i != "-") print $i }'
+}
+
+# step BRANCH NAME KTAPFILE CMD...: run one step, its KTAP to KTAPFILE and
+# its log to status/, its time recorded; a failing step is a "not ok" in
+# its KTAP (written here when the step crashed before writing any)
+step() {
+	local b=$1 name=$2 ktap=$3 t rc=0
+	shift 3
+	t=$(now)
+	"$@" > "$ktap" 2> "$STATUS_DIR/$b-$name.log" || rc=$?
+	record "$b" "$name" "$(elapsed "$t")"
+	if [ $rc -ne 0 ] && ! grep -q '^not ok ' "$ktap"; then
+		{
+			echo "KTAP version 1"
+			echo "1..1"
+			sed -e '/^\[/d' "$STATUS_DIR/$b-$name.log" | tail -n 5 | sed 's/^/# /'
+			echo "not ok 1 $name"
+		} > "$ktap"
+	fi
+	progress "matrix: $b $name: $(tail -n1 "$ktap") (${rc})"
+	return 0
+}
+
+# apply_ktap BRANCH: the per-patch apply report as KTAP (one case a patch)
+apply_ktap() {
+	local b=$1 report=$STATUS_DIR/$1.apply rc=0
+	"$KIT_DIR/scripts/worktree.sh" "$b" patched --fresh --report "$report" \
+		> "$STATUS_DIR/$b.tree" || rc=$?
+	[ -f "$report" ] || : > "$report"
+	awk -F'\t' -v b="$b" -v rc="$rc" '
+		BEGIN { print "KTAP version 1"; print "# apply: backports/" b }
+		{ line[++n] = $0; name[n] = $1; st[n] = $2 }
+		END {
+			if (rc != 0 && n == 0) { print "1..1"; print "not ok 1 apply"; exit }
+			print "1.." n
+			for (i = 1; i <= n; i++) {
+				if (st[i] ~ /^not applicable/)
+					printf "ok %d %s # SKIP %s\n", i, name[i], st[i]
+				else if (st[i] ~ /^(applied|re-targeted|re-anchored|already upstream|not selected)/)
+					printf "# %s\nok %d %s\n", st[i], i, name[i]
+				else
+					printf "# %s\nnot ok %d %s\n", st[i], i, name[i]
+			}
+		}' "$report"
+}
+
 run_branch() {
-	local b=$1 t rc tree
+	local b=$1 boot=$2 full=$3 t tree v
 	: > "$STATUS_DIR/$b.times"
 	t=$(now)
-	"$KIT_DIR/scripts/tree.sh" "$b" >/dev/null
-	echo "tree $(elapsed "$t")" >> "$STATUS_DIR/$b.times"
-
-	t=$(now)
-	: > "$STATUS_DIR/$b.apply"
-	rc=0
-	tree=$(STATUS_FILE=$STATUS_DIR/$b.apply MMBK_FRESH=1 \
-		"$KIT_DIR/scripts/worktree.sh" "$b" patched) || rc=$?
-	echo "apply $(elapsed "$t")" >> "$STATUS_DIR/$b.times"
-	if [ $rc -ne 0 ]; then
-		printf 'KTAP version 1\n1..1\nnot ok 1 apply\n# %s: 0 passed, 1 failed\n' "$b" > "$KTAP_DIR/$b-check.ktap"
+	if ! "$KIT_DIR/scripts/tree.sh" "$b" > /dev/null 2> "$STATUS_DIR/$b-tree.log"; then
+		record "$b" tree "$(elapsed "$t")"
+		printf 'KTAP version 1\n1..1\n# %s\nnot ok 1 tree\n' "$(tail -n1 "$STATUS_DIR/$b-tree.log")" > "$KTAP_DIR/$b-apply.ktap"
 		return 0
 	fi
-
-	t=$(now)
-	"$KIT_DIR/scripts/check.sh" "$tree" > "$KTAP_DIR/$b-check.ktap" || true
-	echo "check $(elapsed "$t")" >> "$STATUS_DIR/$b.times"
-	tail -n1 "$KTAP_DIR/$b-check.ktap"
-
-	if [ "${BOOT:-0}" = 1 ]; then
-		for p in 1 0; do
-			t=$(now)
-			BRANCH=$b PATCHED=$p KDIR= "$KIT_DIR/scripts/boot.sh" \
-				> "$KTAP_DIR/$b-boot-$p.ktap" 2> "$STATUS_DIR/$b-boot-$p.log" || true
-			echo "boot$p $(elapsed "$t")" >> "$STATUS_DIR/$b.times"
-			tail -n1 "$KTAP_DIR/$b-boot-$p.ktap"
-		done
-	fi
+	record "$b" tree "$(elapsed "$t")"
+	step "$b" apply "$KTAP_DIR/$b-apply.ktap" apply_ktap "$b"
+	tree=$(cat "$STATUS_DIR/$b.tree" 2>/dev/null || true)
+	[ -n "$tree" ] || return 0
+	step "$b" check "$KTAP_DIR/$b-check.ktap" "$KIT_DIR/scripts/check.sh" "$tree"
+	[ "$boot" = 1 ] || return 0
+	for v in patched $(baselines "$b" "$full"); do
+		step "$b" "boot-$v" "$KTAP_DIR/$b-boot-$v.ktap" \
+			"$KIT_DIR/scripts/boot.sh" --branch "$b" --variant "$v"
+	done
 }
 
-# cell BRANCH PATCH -> matrix cell for one upstream patch
-cell() {
+# ---- reports ----------------------------------------------------------------
+cell() {	# cell BRANCH PATCH -> apply status of one patch
 	local s
-	s=$(awk -F'\t' -v n="$2" '$1 == n { print $2 }' "$STATUS_DIR/$1.apply" | tail -n1)
-	printf '%s' "${s:-not run}"
+	s=$(awk -F'\t' -v n="$2" '$1 == n { s = $2 } END { print s }' "$STATUS_DIR/$1.apply" 2>/dev/null)
+	case $s in
+	"not applicable"*) printf 'n/a' ;;
+	"") printf 'not run' ;;
+	*) printf '%s' "${s%% (*}" ;;
+	esac
 }
 
-short() {	# the matrix shows "n/a"; the reason goes to the notes below it
-	case $1 in "not applicable"*) printf 'n/a' ;; *) printf '%s' "$1" ;; esac
+topic_cell() {	# topic_cell BRANCH TOPIC
+	awk -F'\t' -v t="$2" '$1 == t { s = $2 } END { print (s == "" ? "-" : s) }' \
+		"$STATUS_DIR/$1.apply.topics" 2>/dev/null || printf 'not run'
 }
 
-ktap_counts() {	# ktap_counts FILE -> "P passed, F failed"
+ktap_summary() {	# ktap_summary FILE -> "P passed, F failed[, S skipped]" or "not run"
 	[ -f "$1" ] || { printf 'not run'; return; }
-	awk '/^ok / { p++ } /^not ok / { f++ } END { printf "%d passed, %d failed", p, f }' "$1"
+	"$KIT_DIR/scripts/ktap.py" count --summary "$1" 2>/dev/null || printf 'unparsable'
 }
-
-time_of() { awk -v k="$2" '$1 == k { print $2 "s" }' "$STATUS_DIR/$1.times"; }
 
 write_markdown() {
-	local b name
+	local b name topic v k
 	{
 		echo "# mm-backport-kit matrix"
 		echo
-		printf '| patch |'; for b in "$@"; do printf ' %s |' "$b"; done; echo
+		printf '| |'; for b in "$@"; do printf ' %s |' "$b"; done; echo
 		printf '|---|'; for b in "$@"; do printf -- '---|'; done; echo
-		for name in $(series_patches "$KIT_DIR/series"); do
-			printf '| %s |' "${name%.patch}"
-			for b in "$@"; do printf ' %s |' "$(short "$(cell "$b" "$name")")"; done
-			echo
+		printf '| **tree** |'; for b in "$@"; do printf ' %s |' "$(kernel_version "$(pristine_dir "$b")" 2>/dev/null || echo -)"; done; echo
+		for topic in $(all_topics); do
+			printf '| **topic %s** |' "$topic"
+			for b in "$@"; do printf ' %s |' "$(topic_cell "$b" "$topic")"; done; echo
+			for name in $(topic_patches "$topic"); do
+				printf '| %s |' "${name%.patch}"
+				for b in "$@"; do printf ' %s |' "$(cell "$b" "$name")"; done; echo
+			done
 		done
-		printf '| **tree** |'; for b in "$@"; do printf ' %s |' "$(kernel_version "$(pristine_dir "$b")" 2>/dev/null)"; done; echo
-		for kind in checkpatch w1 sparse; do
-			printf '| **%s** |' "$kind"
+		printf '| **check** |'; for b in "$@"; do printf ' %s |' "$(ktap_summary "$KTAP_DIR/$b-check.ktap")"; done; echo
+		for v in $(for b in "$@"; do ls "$KTAP_DIR" 2>/dev/null | sed -n "s/^$b-boot-\(.*\)\.ktap$/\1/p"; done | sort -u); do
+			printf '| **boot %s** |' "$v"
 			for b in "$@"; do
-				printf ' %s |' "$(grep -E "^(not )?ok [0-9]+ $kind " "$KTAP_DIR/$b-check.ktap" 2>/dev/null |
-					awk '/# SKIP/ { s++; next } /^ok/ { p++ } /^not ok/ { f++ }
-					     END { printf "%d ok, %d failed%s", p, f, s ? ", " s " skipped" : "" }')"
+				if [ -f "$KTAP_DIR/$b-boot-$v.ktap" ]; then
+					printf ' %s |' "$(ktap_summary "$KTAP_DIR/$b-boot-$v.ktap")"
+				else printf ' - |'; fi
 			done
 			echo
 		done
-		if [ "${BOOT:-0}" = 1 ]; then
-			for p in 1 0; do
-				printf '| **boot %s** |' "$([ $p = 1 ] && echo patched || echo unpatched)"
-				for b in "$@"; do printf ' %s |' "$(tail -n1 "$KTAP_DIR/$b-boot-$p.ktap" 2>/dev/null | sed -e 's/^# boot [^:]*: //' -e 's/; log [^)]*//')"; done
-				echo
-			done
-		fi
-		for k in tree apply check boot1 boot0; do
-			grep -q "^$k " "$STATUS_DIR/$1.times" 2>/dev/null || continue
-			printf '| *time %s* |' "$k"; for b in "$@"; do printf ' %s |' "$(time_of "$b" "$k")"; done; echo
+		for k in tree apply check $(cut -f1 "$STATUS_DIR"/*.times 2>/dev/null | grep '^boot-' | sort -u); do
+			printf '| *time %s (s)* |' "$k"
+			for b in "$@"; do printf ' %s |' "$(awk -F'\t' -v k="$k" '$1 == k { print $2 }' "$STATUS_DIR/$b.times" 2>/dev/null)"; done
+			echo
 		done
 		echo
 		for b in "$@"; do
-			for name in $(series_patches "$KIT_DIR/series"); do
-				case $(cell "$b" "$name") in
-				"not applicable: "*) printf -- '- n/a on %s, %s: %s\n' "$b" "${name%%-*}" "$(cell "$b" "$name" | sed 's/^not applicable: //')" ;;
-				esac
-			done
+			awk -F'\t' -v b="$b" '$2 ~ /^not applicable: / { sub(/^not applicable: /, "", $2); printf "- n/a on %s, %s: %s\n", b, substr($1, 1, 4), $2 }' \
+				"$STATUS_DIR/$b.apply" 2>/dev/null
 		done
 		echo
-		echo "KTAP logs: out/ktap/. Generated $(date -u +%Y-%m-%dT%H:%M:%SZ)."
+		echo "Baselines booted: see tests/suite/baselines.table. KTAP of every step: out/ktap/. Generated $(date -u +%Y-%m-%dT%H:%M:%SZ)."
 	} > "$OUT_DIR/matrix.md"
 }
 
-xml_escape() { sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g'; }
-
 write_junit() {
-	local b name s f
-	{
-		echo '<?xml version="1.0" encoding="UTF-8"?>'
-		echo '<testsuites name="mm-backport-kit">'
-		for b in "$@"; do
-			echo "  <testsuite name=\"$b\">"
-			for name in $(series_patches "$KIT_DIR/series"); do
-				s=$(cell "$b" "$name")
-				echo "    <testcase classname=\"$b.apply\" name=\"$name\">"
-				case $s in
-				applied*|re-targeted*|"already upstream"*|"not applicable"*) echo "      <system-out>$(printf '%s' "$s" | xml_escape)</system-out>" ;;
-				*) echo "      <failure message=\"$(printf '%s' "$s" | xml_escape)\"/>" ;;
-				esac
-				echo "    </testcase>"
-			done
-			for f in "$KTAP_DIR/$b"-*.ktap; do
-				[ -f "$f" ] || continue
-				awk -v cls="$b.$(basename "$f" .ktap)" '
-					function esc(s) { gsub(/&/, "\\&amp;", s); gsub(/</, "\\&lt;", s); gsub(/>/, "\\&gt;", s); gsub(/"/, "\\&quot;", s); return s }
-					function flush() {
-						if (name == "") return
-						printf "    <testcase classname=\"%s\" name=\"%s\">\n", cls, esc(name)
-						if (skip) printf "      <skipped message=\"%s\"/>\n", esc(skip)
-						else if (bad) printf "      <failure message=\"%s\">%s</failure>\n", esc(name), esc(diag)
-						print "    </testcase>"
-						name = ""
-					}
-					/^(not )?ok [0-9]+ / {
-						flush()
-						bad = /^not ok/
-						line = $0; sub(/^(not )?ok [0-9]+ /, "", line)
-						skip = ""
-						if (line ~ /# SKIP/) { skip = line; sub(/.*# SKIP */, "", skip); sub(/ *# SKIP.*/, "", line) }
-						name = line; diag = ""
-						next
-					}
-					/^# / && name != "" { diag = diag substr($0, 3) "\n" }
-					END { flush() }
-				' "$f"
-			done
-			echo "  </testsuite>"
-		done
-		echo '</testsuites>'
-	} > "$OUT_DIR/junit.xml"
+	local f args=()
+	for f in "$KTAP_DIR"/*.ktap; do
+		[ -f "$f" ] || continue
+		args+=("$(basename "$f" .ktap)=$f")
+	done
+	"$KIT_DIR/scripts/ktap.py" junit -o "$OUT_DIR/junit.xml" "${args[@]}"
 }
 
 main() {
-	local b t fail=0
-	[ $# -gt 0 ] || set -- $SUPPORTED_BRANCHES
-	for b in "$@"; do require_branch "$b"; done
+	local b t boot=0 full=0 fail=0 branches=()
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--boot) boot=1; shift ;;
+		--full) full=1; boot=1; shift ;;
+		-*) die "usage: matrix.sh [--boot] [--full] [BRANCH...]" ;;
+		*) branches+=("$1"); shift ;;
+		esac
+	done
+	# shellcheck disable=SC2206
+	[ ${#branches[@]} -gt 0 ] || branches=($SUPPORTED_BRANCHES)
+	for b in "${branches[@]}"; do require_branch "$b"; done
+	need_cache
 	rm -rf "$KTAP_DIR" "$STATUS_DIR"
 	mkdir -p "$KTAP_DIR" "$STATUS_DIR"
 	t=$(now)
-	for b in "$@"; do
+	for b in "${branches[@]}"; do
 		progress "matrix: $b"
-		run_branch "$b"
+		run_branch "$b" "$boot" "$full"
 	done
-	write_markdown "$@"
-	write_junit "$@"
-	progress "matrix: $(elapsed "$t")s for $*"
+	write_markdown "${branches[@]}"
+	write_junit || { warn "out/junit.xml not written"; fail=1; }
+	progress "matrix: $(elapsed "$t")s for ${branches[*]}"
 	cat "$OUT_DIR/matrix.md"
-	for b in "$@"; do
-		grep -qE $'\t(failed|missing)' "$STATUS_DIR/$b.apply" && fail=1
-		grep -q '^not ok' "$KTAP_DIR/$b"-*.ktap 2>/dev/null && fail=1
+	for f in "$KTAP_DIR"/*.ktap; do
+		"$KIT_DIR/scripts/ktap.py" count "$f" > /dev/null 2>&1 || { warn "$(basename "$f"): failures or unparsable"; fail=1; }
 	done
 	return $fail
 }
