@@ -43,7 +43,7 @@ total() {
 }
 
 main() {
-	local fast=0 full=0 boot=1 b passed failed skipped
+	local fast=0 full=0 boot=1 b passed failed skipped margs=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--fast) fast=1; shift ;;
@@ -65,8 +65,9 @@ main() {
 		"$KIT_DIR/scripts/sparse.sh" >/dev/null
 		stage "unit tests" "$LOG_DIR/unit.ktap" "$KIT_DIR/tests/unit/run.sh" --tier tree
 		progress "test: matrix on $SUPPORTED_BRANCHES ($([ $full = 1 ] && echo 'every baseline' || echo 'baselines of tests/suite/baselines.table'))"
-		"$KIT_DIR/scripts/matrix.sh" $([ $boot = 0 ] || echo --boot) $([ $full = 0 ] || echo --full) \
-			> "$LOG_DIR/matrix.log" 2>&1 || true
+		[ $boot = 0 ] || margs+=(--boot)
+		[ $full = 0 ] || margs+=(--full)
+		"$KIT_DIR/scripts/matrix.sh" "${margs[@]}" > "$LOG_DIR/matrix.log" 2>&1 || true
 		grep -v '^\[' "$LOG_DIR/matrix.log" || true
 		read -r passed failed skipped < <(total "$LOG_DIR/fast.ktap" "$LOG_DIR/unit.ktap" "$OUT_DIR"/ktap/*.ktap)
 	else
