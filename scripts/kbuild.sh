@@ -1,20 +1,30 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# kbuild.sh SRC OBJ [make targets/args...] - build the kit's small test kernel.
+# kbuild.sh [--fragment FILE]... [--no-debug] SRC OBJ [make targets/args...]
+# - build the kit's small test kernel.
 #
-# OBJ/.config is tinyconfig + configs/base.config + configs/debug.config (+ the
-# fragments named in KCONFIG_FRAGMENTS, space separated), produced in one
-# allnoconfig pass with KCONFIG_ALLCONFIG (what tinyconfig + merge_config.sh
-# do, without writing into SRC).  It is regenerated only when that input
+# OBJ/.config is tinyconfig + configs/base.config + the branch's own fragment
+# (the "config" column of backports/branches.table, for SRC's branch) +
+# configs/debug.config (not with --no-debug: benchmark kernels) + every
+# --fragment, produced in one allnoconfig pass with KCONFIG_ALLCONFIG (what
+# tinyconfig + merge_config.sh do, without writing into SRC).  It is regenerated only when that input
 # changed; every "=y" of the fragments is then checked in OBJ/.config (a symbol
 # the branch has no Kconfig entry for is skipped).  The build runs
 # make -C SRC O=OBJ CC="ccache gcc" with ccache in the kit cache; make decides
 # what to rebuild.  Default targets: bzImage modules.  SRC is never written.
-set -eu
-set -o pipefail
+set -euo pipefail
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-[ $# -ge 2 ] || die "usage: kbuild.sh SRC OBJ [make targets/args...]"
+extra=() debug=1
+while [ $# -gt 0 ]; do
+	case $1 in
+	--fragment) extra+=("${2:-}"); shift 2 ;;
+	--no-debug) debug=0; shift ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 2 ] || die "usage: kbuild.sh [--fragment FILE]... [--no-debug] SRC OBJ [make targets/args...]"
 SRC=$1
 OBJ=$2
 shift 2
@@ -38,11 +48,21 @@ export CCACHE_BASEDIR=$CACHE_DIR CCACHE_NOHASHDIR=1
 mkdir -p "$CCACHE_DIR"
 command -v ccache >/dev/null || die "ccache not installed (apt-get install ccache)"
 KCC="ccache gcc"
-JOBS=${JOBS:-$(nproc)}
+JOBS=$(nproc)
 
-fragments="$KIT_DIR/configs/base.config $KIT_DIR/configs/debug.config ${KCONFIG_FRAGMENTS:-}"
-for f in $fragments; do
-	[ -f "$f" ] || die "config fragment $f does not exist (KCONFIG_FRAGMENTS=${KCONFIG_FRAGMENTS:-})"
+# the branch's own fragment, if the tree is of a supported branch
+branch_config=
+if is_kernel_tree "$SRC" && tree_is_branch "$SRC"; then
+	v=$(kernel_version "$SRC")
+	c=$(branch_field "${v%.*}" config)
+	[ "$c" = - ] || [ -z "$c" ] || branch_config=$KIT_DIR/configs/$c
+fi
+fragments=("$KIT_DIR/configs/base.config")
+[ -z "$branch_config" ] || fragments+=("$branch_config")
+[ $debug = 0 ] || fragments+=("$KIT_DIR/configs/debug.config")
+fragments+=(${extra[@]+"${extra[@]}"})
+for f in "${fragments[@]}"; do
+	[ -f "$f" ] || die "config fragment $f does not exist"
 done
 
 # The allconfig input: the tree's own tinyconfig fragments, then ours (later wins).
@@ -54,7 +74,7 @@ allconfig_new=$OBJ/.kit-allconfig.new
 		printf '# ---- %s (tree)\n' "$f"
 		cat "$SRC/$f"
 	done
-	for f in $fragments; do
+	for f in "${fragments[@]}"; do
 		printf '# ---- %s\n' "$f"
 		cat "$f"
 	done
@@ -69,7 +89,7 @@ kconfig_has() {
 
 verify_config() {
 	local f sym missing=
-	for f in $fragments; do
+	for f in "${fragments[@]}"; do
 		for sym in $(sed -n 's/^CONFIG_\([A-Za-z0-9_]*\)=y[[:space:]]*$/\1/p' "$f"); do
 			grep -qx "CONFIG_$sym=y" "$OBJ/.config" && continue
 			if kconfig_has "$sym"; then
@@ -86,7 +106,7 @@ if [ -f "$OBJ/.config" ] && [ -f "$OBJ/.kit-allconfig" ] &&
 	rm -f "$allconfig_new"
 	progress "kbuild: $OBJ/.config up to date"
 else
-	progress "kbuild: generating $OBJ/.config (tinyconfig + ${fragments# })"
+	progress "kbuild: generating $OBJ/.config (tinyconfig + ${fragments[*]})"
 	if [ -f "$OBJ/.kit-allconfig" ]; then
 		progress "kbuild: config input changed:"
 		diff "$OBJ/.kit-allconfig" "$allconfig_new" | grep '^[<>]' | head -n 20 >&2 || true
