@@ -181,6 +181,9 @@ scratch_copy() {
 	local src dest=$2 f
 	src=$(pristine_dir "$1")
 	[ -d "$src" ] || die "no cached tree for $1; run 'make tree BRANCH=$1' first"
+	# the tree itself, not a symlink to it (a helper cache links the shared
+	# trees): cp -al of a symlink copies the link, and DEST would be the tree
+	src=$(cd "$src" && pwd -P)
 	rm -rf "$dest"
 	mkdir -p "$(dirname "$dest")"
 	rm -rf "$dest.tmp"
@@ -188,6 +191,7 @@ scratch_copy() {
 	kit_touched_files | while read -r f; do
 		[ -f "$dest.tmp/$f" ] || continue
 		cp -p "$src/$f" "$dest.tmp/$f.kit-copy"
+		chmod u+w "$dest.tmp/$f.kit-copy"
 		mv -f "$dest.tmp/$f.kit-copy" "$dest.tmp/$f"
 	done
 	mv "$dest.tmp" "$dest"
