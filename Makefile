@@ -10,7 +10,7 @@
 #   make check   KDIR=dir|BRANCH=b   checkpatch, W=1, sparse (new warnings only)
 #   make matrix  [BRANCHES="5.10 6.1 6.12 7.2"] [BOOT=1]
 #   make regen   BRANCH=b       rebuild backports/b from cocci/ (REGEN_CHECK=1: diff only)
-#   make boot    BRANCH=b [PATCHED=1|0]
+#   make boot    BRANCH=b|KDIR=dir [PATCHED=1|0|VARIANT=without-<topic>] [JUDGE=log]
 #   make export  BRANCH=b|KDIR=dir [FORMAT=quilt|mbox]   out/export/: quilt dir or git am mbox
 #   make lint                   patch header rules (scripts/header-rules.table) + checkpatch
 #   make test                   unit tests + matrix on all branches
@@ -58,7 +58,7 @@ regen:
 	@$(S)/regen.sh $(if $(REGEN_CHECK),--check) $(BRANCH)
 
 boot:
-	@$(S)/boot.sh
+	@$(S)/boot.sh $(if $(KDIR),--kdir $(KDIR),--branch $(BRANCH)) --variant $(if $(VARIANT),$(VARIANT),$(if $(filter 0 no n false,$(PATCHED)),unpatched,patched))$(if $(JUDGE), --judge $(JUDGE))
 
 export:
 	@$(S)/export.sh $(if $(KDIR),$(KDIR),$(BRANCH)) $(FORMAT)
