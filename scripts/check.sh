@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# check.sh TREE - check the kit's series as applied to TREE: checkpatch.pl from
-# TREE on every applied patch, then a W=1 build and sparse (C=2) of every
+# check.sh TREE - check the kit's series as applied to TREE: checkpatch.pl
+# --strict from TREE on every applied patch, then a W=1 build and sparse (C=2) of every
 # object the series touches, failing only on warnings that are new against
 # the same tree without the series.  Output is KTAP; the last line is the
 # branch summary.
@@ -14,9 +14,11 @@ PASSED=0
 FAILED=0
 SKIPPED=0
 
-# ktap ok|not-ok NAME [DIAGNOSTIC]: one KTAP result line plus diagnostics
+# ktap ok|not-ok NAME [DIAGNOSTIC]: the diagnostic lines, then the KTAP
+# result line they explain (the last diagnostic line is the reason)
 ktap() {
 	TESTNUM=$((TESTNUM + 1))
+	[ -z "${3:-}" ] || printf '%s\n' "$3" | sed 's/^/# /'
 	if [ "$1" = ok ] && [[ $2 == *"# SKIP"* ]]; then
 		SKIPPED=$((SKIPPED + 1))
 		echo "ok $TESTNUM $2"
@@ -27,7 +29,6 @@ ktap() {
 		FAILED=$((FAILED + 1))
 		echo "not ok $TESTNUM $2"
 	fi
-	[ -z "${3:-}" ] || printf '%s\n' "$3" | sed 's/^/# /'
 }
 
 # applied_dir -> where the applied patches are: the kit's copy of a
@@ -58,7 +59,7 @@ baseline_tree() {
 	rm -rf "$base"
 	mkdir -p "$(dirname "$base")"
 	cp -al "$TREE" "$base"
-	rm -rf "$base/$STATE_NAME"
+	rm -rf "${base:?}/$STATE_NAME"
 	for f in $(touched_files); do
 		orig=
 		for name in $(applied_patches); do
@@ -86,13 +87,13 @@ touched_objects() {
 check_checkpatch() {
 	local name out
 	for name in $(applied_patches); do
-		out=$(cd "$TREE" && perl scripts/checkpatch.pl --no-tree -q --no-summary \
+		out=$(cd "$TREE" && perl scripts/checkpatch.pl --no-tree -q --no-summary --strict \
 			--ignore "$CHECKPATCH_IGNORE$(checkpatch_waivers "$KIT_DIR/backports/$BRANCH/$name")" \
 			"$(applied_dir)/$name" 2>&1) || true
 		if [ -z "$out" ]; then
 			ktap ok "checkpatch $name"
 		else
-			ktap not-ok "checkpatch $name" "$out"
+			ktap not-ok "checkpatch $name" "$out"$'\n'"checkpatch --strict: $(grep -cE '^(ERROR|WARNING|CHECK):' <<< "$out") finding(s) in $name"
 		fi
 	done
 }
@@ -133,9 +134,9 @@ check_object() {
 		if [ "$rc_base" != 0 ] && [ "$rc" != 0 ]; then
 			ktap ok "$kind $o # SKIP not an object of this config (fails without the series too)"
 		elif [ "$rc" != 0 ]; then
-			ktap not-ok "$kind $o" "$(grep -E 'error|Error' "$log.patched.all" | head -n 8)"
+			ktap not-ok "$kind $o" "$(grep -E 'error|Error' "$log.patched.all" | head -n 8)"$'\n'"$o does not build with the series (log: $log.patched.all)"
 		elif [ -n "$new" ]; then
-			ktap not-ok "$kind $o" "new warnings:"$'\n'"$new"
+			ktap not-ok "$kind $o" "$new"$'\n'"$(wc -l <<< "$new") new $kind warning(s) in $o"
 		else
 			ktap ok "$kind $o"
 		fi
