@@ -26,8 +26,9 @@ run_branch() {
 	tree=$(STATUS_FILE=$STATUS_DIR/$b.apply MMBK_FRESH=1 \
 		"$KIT_DIR/scripts/worktree.sh" "$b" patched) || rc=$?
 	echo "apply $(elapsed "$t")" >> "$STATUS_DIR/$b.times"
+	apply_ktap "$b" > "$KTAP_DIR/$b-apply.ktap"
 	if [ $rc -ne 0 ]; then
-		printf 'KTAP version 1\n1..1\nnot ok 1 apply\n# %s: 0 passed, 1 failed\n' "$b" > "$KTAP_DIR/$b-check.ktap"
+		printf 'KTAP version 1\n1..1\n# %s: the series does not apply; nothing to check\nnot ok 1 apply\n' "$b" > "$KTAP_DIR/$b-check.ktap"
 		return 0
 	fi
 
@@ -37,12 +38,12 @@ run_branch() {
 	tail -n1 "$KTAP_DIR/$b-check.ktap"
 
 	if [ "${BOOT:-0}" = 1 ]; then
-		for p in 1 0; do
+		for v in patched unpatched; do
 			t=$(now)
-			BRANCH=$b PATCHED=$p KDIR= "$KIT_DIR/scripts/boot.sh" \
-				> "$KTAP_DIR/$b-boot-$p.ktap" 2> "$STATUS_DIR/$b-boot-$p.log" || true
-			echo "boot$p $(elapsed "$t")" >> "$STATUS_DIR/$b.times"
-			tail -n1 "$KTAP_DIR/$b-boot-$p.ktap"
+			"$KIT_DIR/scripts/boot.sh" --branch "$b" --variant "$v" \
+				> "$KTAP_DIR/$b-boot-$v.ktap" 2> "$STATUS_DIR/$b-boot-$v.log" || true
+			echo "boot-$v $(elapsed "$t")" >> "$STATUS_DIR/$b.times"
+			tail -n1 "$KTAP_DIR/$b-boot-$v.ktap"
 		done
 	fi
 }
@@ -58,9 +59,32 @@ short() {	# the matrix shows "n/a"; the reason goes to the notes below it
 	case $1 in "not applicable"*) printf 'n/a' ;; *) printf '%s' "$1" ;; esac
 }
 
-ktap_counts() {	# ktap_counts FILE -> "P passed, F failed"
-	[ -f "$1" ] || { printf 'not run'; return; }
-	awk '/^ok / { p++ } /^not ok / { f++ } END { printf "%d passed, %d failed", p, f }' "$1"
+# apply_ktap BRANCH: the apply status of every upstream patch as KTAP (a
+# patch the branch does not need is skipped with the reason)
+apply_ktap() {
+	awk -F'\t' '
+		{ n++; name[n] = $1; st[n] = $2 }
+		END {
+			print "KTAP version 1"
+			print "1.." n
+			for (i = 1; i <= n; i++) {
+				if (st[i] ~ /^(already upstream|not applicable)/)
+					printf "ok %d %s # SKIP %s\n", i, name[i], st[i]
+				else if (st[i] ~ /^(applied|re-targeted)/)
+					printf "# %s\nok %d %s\n", st[i], i, name[i]
+				else
+					printf "# %s\nnot ok %d %s\n", st[i], i, name[i]
+			}
+		}' "$STATUS_DIR/$1.apply"
+}
+
+# counts FILE [PREFIX] -> "P ok, F failed[, S skipped]" (scripts/ktap.py)
+counts() {
+	local out p f s bad=''
+	[ -f "$1" ] || { printf 'not run'; return 0; }
+	out=$("$KIT_DIR/scripts/ktap.py" count ${2:+--prefix "$2"} "$1" 2>/dev/null) || bad=', not valid KTAP'
+	read -r p f s <<< "$out"
+	printf '%d ok, %d failed%s%s' "$p" "$f" "$([ "$s" = 0 ] || printf ', %d skipped' "$s")" "$bad"
 }
 
 time_of() { awk -v k="$2" '$1 == k { print $2 "s" }' "$STATUS_DIR/$1.times"; }
@@ -81,20 +105,18 @@ write_markdown() {
 		for kind in checkpatch w1 sparse; do
 			printf '| **%s** |' "$kind"
 			for b in "$@"; do
-				printf ' %s |' "$(grep -E "^(not )?ok [0-9]+ $kind " "$KTAP_DIR/$b-check.ktap" 2>/dev/null |
-					awk '/# SKIP/ { s++; next } /^ok/ { p++ } /^not ok/ { f++ }
-					     END { printf "%d ok, %d failed%s", p, f, s ? ", " s " skipped" : "" }')"
+				printf ' %s |' "$(counts "$KTAP_DIR/$b-check.ktap" "$kind ")"
 			done
 			echo
 		done
 		if [ "${BOOT:-0}" = 1 ]; then
-			for p in 1 0; do
-				printf '| **boot %s** |' "$([ $p = 1 ] && echo patched || echo unpatched)"
-				for b in "$@"; do printf ' %s |' "$(tail -n1 "$KTAP_DIR/$b-boot-$p.ktap" 2>/dev/null | sed -e 's/^# boot [^:]*: //' -e 's/; log [^)]*//')"; done
+			for v in patched unpatched; do
+				printf '| **boot %s** |' "$v"
+				for b in "$@"; do printf ' %s |' "$(counts "$KTAP_DIR/$b-boot-$v.ktap")"; done
 				echo
 			done
 		fi
-		for k in tree apply check boot1 boot0; do
+		for k in tree apply check boot-patched boot-unpatched; do
 			grep -q "^$k " "$STATUS_DIR/$1.times" 2>/dev/null || continue
 			printf '| *time %s* |' "$k"; for b in "$@"; do printf ' %s |' "$(time_of "$b" "$k")"; done; echo
 		done
@@ -111,57 +133,22 @@ write_markdown() {
 	} > "$OUT_DIR/matrix.md"
 }
 
-xml_escape() { sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g'; }
-
+# write_junit BRANCH...: out/junit.xml, one <testsuite> per KTAP file
 write_junit() {
-	local b name s f
-	{
-		echo '<?xml version="1.0" encoding="UTF-8"?>'
-		echo '<testsuites name="mm-backport-kit">'
-		for b in "$@"; do
-			echo "  <testsuite name=\"$b\">"
-			for name in $(series_patches "$KIT_DIR/series"); do
-				s=$(cell "$b" "$name")
-				echo "    <testcase classname=\"$b.apply\" name=\"$name\">"
-				case $s in
-				applied*|re-targeted*|"already upstream"*|"not applicable"*) echo "      <system-out>$(printf '%s' "$s" | xml_escape)</system-out>" ;;
-				*) echo "      <failure message=\"$(printf '%s' "$s" | xml_escape)\"/>" ;;
-				esac
-				echo "    </testcase>"
-			done
-			for f in "$KTAP_DIR/$b"-*.ktap; do
-				[ -f "$f" ] || continue
-				awk -v cls="$b.$(basename "$f" .ktap)" '
-					function esc(s) { gsub(/&/, "\\&amp;", s); gsub(/</, "\\&lt;", s); gsub(/>/, "\\&gt;", s); gsub(/"/, "\\&quot;", s); return s }
-					function flush() {
-						if (name == "") return
-						printf "    <testcase classname=\"%s\" name=\"%s\">\n", cls, esc(name)
-						if (skip) printf "      <skipped message=\"%s\"/>\n", esc(skip)
-						else if (bad) printf "      <failure message=\"%s\">%s</failure>\n", esc(name), esc(diag)
-						print "    </testcase>"
-						name = ""
-					}
-					/^(not )?ok [0-9]+ / {
-						flush()
-						bad = /^not ok/
-						line = $0; sub(/^(not )?ok [0-9]+ /, "", line)
-						skip = ""
-						if (line ~ /# SKIP/) { skip = line; sub(/.*# SKIP */, "", skip); sub(/ *# SKIP.*/, "", line) }
-						name = line; diag = ""
-						next
-					}
-					/^# / && name != "" { diag = diag substr($0, 3) "\n" }
-					END { flush() }
-				' "$f"
-			done
-			echo "  </testsuite>"
+	local b f suites=()
+	for b in "$@"; do
+		for f in "$KTAP_DIR/$b"-*.ktap; do
+			[ -f "$f" ] || continue
+			f=${f##*/}
+			suites+=("$b.${f#"$b"-}")
+			suites[-1]=${suites[-1]%.ktap}=$KTAP_DIR/$f
 		done
-		echo '</testsuites>'
-	} > "$OUT_DIR/junit.xml"
+	done
+	"$KIT_DIR/scripts/ktap.py" junit -o "$OUT_DIR/junit.xml" "${suites[@]}"
 }
 
 main() {
-	local b t fail=0
+	local b t out f fail=0
 	[ $# -gt 0 ] || set -- $SUPPORTED_BRANCHES
 	for b in "$@"; do require_branch "$b"; done
 	rm -rf "$KTAP_DIR" "$STATUS_DIR"
@@ -176,8 +163,9 @@ main() {
 	progress "matrix: $(elapsed "$t")s for $*"
 	cat "$OUT_DIR/matrix.md"
 	for b in "$@"; do
-		grep -qE $'\t(failed|missing)' "$STATUS_DIR/$b.apply" && fail=1
-		grep -q '^not ok' "$KTAP_DIR/$b"-*.ktap 2>/dev/null && fail=1
+		out=$("$KIT_DIR/scripts/ktap.py" count "$KTAP_DIR/$b"-*.ktap) || fail=1
+		read -r _ f _ <<< "$out"
+		[ "$f" = 0 ] || fail=1
 	done
 	return $fail
 }

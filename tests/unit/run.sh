@@ -30,6 +30,7 @@ for entry in "${tests[@]}"; do
 	f=${entry%%:*} t=${entry#*:}
 	n=$((n + 1))
 	rc=0
+	# shellcheck source=/dev/null
 	log=$( ( set -eu; . "$KIT_DIR/tests/unit/lib.sh"; . "$f"; "$t" ) 2>&1 ) || rc=$?
 	name="${f##*/t-}"; name="${name%.sh}.${t#test_}"
 	if [ $rc -eq 0 ]; then
@@ -37,8 +38,10 @@ for entry in "${tests[@]}"; do
 	elif [ $rc -eq 4 ]; then
 		skipped=$((skipped + 1)); echo "ok $n $name # SKIP $(printf '%s' "$log" | tail -n1 | sed 's/^# //')"
 	else
-		failed=$((failed + 1)); echo "not ok $n $name"
-		printf '%s\n' "$log" | tail -n 15 | sed 's/^\([^#]\)/# \1/'
+		# the reasons directly before the result line they explain (KTAP)
+		failed=$((failed + 1))
+		printf '%s\n' "$log" | tail -n 15 | sed -e 's/^\([^#]\)/# \1/' -e 's/^$/#/'
+		echo "not ok $n $name"
 	fi
 done
 echo "# unit: $pass passed, $failed failed, $skipped skipped"
