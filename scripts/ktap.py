@@ -8,7 +8,7 @@ imported at run time from the newest cached tree.
   ktap.py junit -o OUT SUITE=FILE...       -> JUnit XML, one <testsuite> per file
   ktap.py judge LOG --branch B --expect T (--variant V | --topics a,b) [...]
                                            -> the judged KTAP of a guest's log
-  ktap.py metrics FILE                     -> "test<TAB>name<TAB>value" rows
+  ktap.py metrics FILE                     -> "test<TAB>name<TAB>value<TAB>unit" rows
 
 count and the judge use the kernel parser's own counts: an "ok ... # XFAIL"
 result is a pass for it (KTAP has no expected-failure state); JUnit has none
@@ -33,7 +33,9 @@ SPLAT = re.compile(r'Oops|BUG:|WARNING:|Kernel panic|INFO: |possible recursive l
                    r'general protection fault|Call Trace:|UBSAN:|kernel BUG at')
 GUEST_END = re.compile(r'^MMBK-END\b')
 GUEST_BEGIN = re.compile(r'^MMBK-BEGIN (.*)$')
-METRIC = re.compile(r'^#\s*([a-z0-9_]+):\s+([0-9][0-9.]*)(?:\s+(.*))?$')
+# figures tests print: "# name: value [unit]" or "# metric name value unit"
+# (tests/bench/bench.h)
+METRIC = re.compile(r'^#\s*(?:metric\s+([a-z0-9_.-]+)\s+|([a-z0-9_]+):\s+)([0-9][0-9.]*|fail)(?:\s+(.*))?$')
 
 kunit_parser = None     # the kernel's modules, loaded by load_kunit()
 kunit_printer = None
@@ -396,6 +398,12 @@ class Judge:
         got = result_of(test)
         for d in diagnostics(test):
             self.emit(depth, f'# {d}')
+        if not test.name:
+            self.emit(depth, f'# {full.rsplit(".", 1)[0]}: case {n} not reported '
+                      '(the program stopped before it: crash, kill or panic)')
+            self.emit(depth, f'not ok {n} {name}')
+            self.bad += 1
+            return False
         if self.args.no_expect:
             want, why = got, 'not judged (--no-expect)'
         else:
@@ -486,7 +494,7 @@ class Judge:
                 else:
                     self.judge_parent(0, n, t, '')
             else:
-                self.emit(0, f'# test binary {n}: missing (the guest stopped before it)')
+                self.emit(0, f'# test program {n}: not reported (the guest stopped before it)')
                 self.emit(0, f'not ok {n} missing_{n}')
                 self.bad += 1
         n = len(tops)
@@ -499,12 +507,13 @@ class Judge:
         self.emit(0, f'{"not ok" if splats else "ok"} {n + 1} kernel_log_clean')
         self.bad += bool(splats)
         ended = any(GUEST_END.match(l) for l in doc.lines)
-        complete = ended and len(tops) == plan and top.status != kunit_parser.TestStatus.FAILURE_TO_PARSE_TESTS
+        reported = sum(hasattr(t, 'mmbk_directive') for t in tops)
+        complete = ended and reported == plan and not doc.broken()
         if not complete:
-            self.emit(0, f'# {len(tops)} of {plan} test binaries reported; '
-                      f'{"the guest reached MMBK-END" if ended else "no MMBK-END: timeout, panic or hang"}')
             for e in doc.errors:
                 self.emit(0, f'# kunit_parser: {e}')
+            self.emit(0, f'# {reported} of {plan} test programs reported; '
+                      f'{"the guest reached MMBK-END" if ended else "no MMBK-END: timeout, panic or hang"}')
         self.emit(0, f'{"ok" if complete else "not ok"} {n + 2} guest_completed')
         self.bad += not complete
         return self.out
@@ -548,7 +557,7 @@ def cmd_metrics(args):
         for d in diagnostics(test):
             m = METRIC.match('# ' + d)
             if m:
-                print(f'{full}\t{m.group(1)}\t{m.group(2)}\t{(m.group(3) or "").strip()}')
+                print(f'{full}\t{m.group(1) or m.group(2)}\t{m.group(3)}\t{(m.group(4) or "").strip()}')
         for sub in test.subtests:
             walk(sub, f'{full}.' if full else '')
     walk(Doc.read(args.file).test, '')
