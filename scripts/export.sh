@@ -10,8 +10,9 @@
 #   mbox    out/export/<name>.mbox: the patches, one git-am-able file, and
 #           out/export/<name>.cover: the cover letter
 # The base commit: a KDIR that is a git tree: its HEAD.  Otherwise the
-# kit's reproducible commit of the whole tree (cached in CACHE/git/; fixed
-# author, committer and date, so the same tree always gives the same id).
+# kit's reproducible commit of the whole tree (fixed author, committer and
+# date, so the same tree always gives the same id; cached per branch in
+# CACHE/git/<branch>).
 # BRANCH exports backports/<branch> onto the pristine tree; KDIR exports
 # what that tree needs (scripts/retarget.sh: the branch series, or the
 # nearest older one, less what the tree has, re-targeted where it does not
@@ -155,8 +156,14 @@ main() {
 	command -v git >/dev/null || die "git is not installed; apt-get install git"
 	source_series "$1"
 	[ -n "$(series_patches "$SRC_SERIES")" ] || die "the $NAME series is empty; nothing to export"
+	# a branch's repository is kept (CACHE/git/<branch>); a KDIR's is made
+	# for this export only
 	repo=$CACHE_DIR/git/$NAME
-	[ "$NAME" = "$1" ] || repo=$CACHE_DIR/git/kdir-$(printf '%s' "$TREE" | sha256sum | cut -c1-12)
+	if [ "$NAME" != "$1" ]; then
+		mkdir -p "$CACHE_DIR/work"
+		repo=$(mktemp -d "$CACHE_DIR/work/export.XXXXXX")
+		trap 'rm -rf "$repo" "$repo.lock"' EXIT
+	fi
 	mkdir -p "$CACHE_DIR/git" "$OUT_DIR/export"
 	exec 9>"$repo.lock"
 	flock 9
