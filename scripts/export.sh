@@ -162,7 +162,8 @@ main() {
 	if [ "$NAME" != "$1" ]; then
 		mkdir -p "$CACHE_DIR/work"
 		repo=$(mktemp -d "$CACHE_DIR/work/export.XXXXXX")
-		trap 'rm -rf "$repo" "$repo.lock"' EXIT
+		TMP_REPO=$repo
+		trap 'rm -rf "$TMP_REPO" "$TMP_REPO.lock"' EXIT
 	fi
 	mkdir -p "$CACHE_DIR/git" "$OUT_DIR/export"
 	exec 9>"$repo.lock"
