@@ -113,14 +113,16 @@ suite_dir() {
 	printf '%s\n' "$OUT_DIR/suite"
 }
 
-# judge LOG NOTE: the judged KTAP on stdout and next to LOG (.ktap)
+# judge LOG NOTE: the judged KTAP on stdout and in out/boot/<log name>.ktap
 judge() {
-	local log=$1 note=$2 rc=0 expect=(--variant "$VARIANT")
+	local log=$1 note=$2 rc=0 out expect=(--variant "$VARIANT")
 	[ "$EXPECT" = 1 ] || expect=(--no-expect)
+	out=$OUT_DIR/boot/$(basename "$log" .log).ktap
+	mkdir -p "$OUT_DIR/boot"
 	"$KIT_DIR/scripts/ktap.py" judge "$log" --branch "$BRANCH_B" \
 		--expect "$KIT_DIR/tests/suite/expect.table" "${expect[@]}" \
-		--title "boot $BRANCH_B $VARIANT" --note "$note" > "${log%.log}.ktap" || rc=$?
-	cat "${log%.log}.ktap"
+		--title "boot $BRANCH_B $VARIANT" --note "$note" > "$out" || rc=$?
+	cat "$out"
 	return "$rc"
 }
 
