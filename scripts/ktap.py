@@ -80,6 +80,7 @@ def load_kunit(explicit):
     if not os.path.isfile(os.path.join(d, 'kunit_parser.py')):
         die(f'{d} has no kunit_parser.py', f'point --kunit-dir at a tree\'s {KUNIT_REL}')
     sys.path.insert(0, d)
+    sys.dont_write_bytecode = True      # never write __pycache__ into a kernel tree
     import kunit_parser as parser   # pylint: disable=import-outside-toplevel
     import kunit_printer as printer  # pylint: disable=import-outside-toplevel
     if 'printer' not in parser.parse_run_tests.__code__.co_varnames:
