@@ -98,22 +98,26 @@ base_commit() {
 
 # description -> the cover letter: subject line, blank line, body
 description() {
-	local name id ml
+	local name id ml not_carried line
 	printf 'mm: backports for %s (mm-backport-kit)\n\n' "$LABEL"
-	printf 'The mm-backport-kit series for %s (%s),\n' "$LABEL" "$ORIGIN"
-	printf 'applied with git am onto the base commit named below and exported\n'
-	printf 'with git format-patch.\n\nCarried, in upstream order:\n'
+	printf 'The mm-backport-kit series for %s (%s), applied with git am onto the base commit named below and exported with git format-patch.\n' \
+		"$LABEL" "$ORIGIN" | fold -s -w 72 | sed 's/ $//'
+	printf '\nCarried, in upstream order:\n'
 	for name in $(series_patches "$SRC_SERIES"); do
 		ml=$(sed -n 's/^Patch-mainline: //p' "$KIT_DIR/patches/$name" 2>/dev/null | head -n1)
 		case $ml in
 		"Not yet"*) id="Patch-mainline: $ml" ;;
 		*) id="upstream commit $(patch_upstream_id "$SRC_DIR/$name" | cut -c1-12) ($ml)" ;;
 		esac
-		printf '  %s: %s\n    %s\n' "${name%%-*}" "$(patch_subject "$SRC_DIR/$name")" "$id"
+		printf '  %s: %s\n' "${name%%-*}" "$(patch_subject "$SRC_DIR/$name")"
+		printf '%s\n' "$id" | fold -s -w 70 | sed 's/^/    /'
 	done
-	if grep -q '^# [0-9]\{4\}-' "$SRC_SERIES"; then
+	not_carried=$(sed -n 's/^# \(n\/a: \)\{0,1\}\([0-9]\{4\}\)-[^: ]*\.patch: */\2: \1/p' "$SRC_SERIES")
+	if [ -n "$not_carried" ]; then
 		printf '\nNot carried (%s):\n' "${SRC_SERIES#"$KIT_DIR"/}"
-		sed -n 's/^# \(n\/a: \)\{0,1\}\([0-9]\{4\}\)-[^: ]*\.patch: */  \2: \1/p' "$SRC_SERIES"
+		while IFS= read -r line; do
+			printf '%s\n' "$line" | fold -s -w 70 | sed -e '1s/^/  /' -e '2,$s/^/    /'
+		done <<< "$not_carried"
 	fi
 	if [ -z "$(git -C "$TREE" rev-parse --show-toplevel 2>/dev/null)" ]; then
 		printf '\nThe base commit is the kit'"'"'s git commit of that whole tree, made\n'
