@@ -11,7 +11,7 @@
 #   make check   KDIR=dir|BRANCH=b   checkpatch, W=1, sparse (new warnings only)
 #   make matrix  [BRANCHES="..."] [BOOT=1] [FULL=1]
 #   make regen   BRANCH=b       rebuild backports/b from cocci/ (REGEN_CHECK=1: diff only)
-#   make boot    BRANCH=b|KDIR=dir [PATCHED=1|0] [VARIANT=without-<topic>]
+#   make boot    BRANCH=b|KDIR=dir [PATCHED=1|0|VARIANT=without-<topic>] [JUDGE=log]
 #   make export  BRANCH=b|KDIR=dir [FORMAT=quilt|mbox]   out/export/: quilt dir or git am mbox
 #   make lint                   patch header rules (scripts/header-rules.table) + checkpatch + shellcheck
 #   make test-fast              tests that need no kernel tree (< 1 min)
@@ -62,7 +62,7 @@ regen:
 	@$(S)/regen.sh $(if $(REGEN_CHECK),--check) "$(BRANCH)"
 
 boot:
-	@$(S)/boot.sh $(TREE_ARGS) --variant $(BOOT_VARIANT)
+	@$(S)/boot.sh $(TREE_ARGS) --variant $(BOOT_VARIANT) $(if $(JUDGE),--judge "$(JUDGE)")
 
 export:
 	@$(S)/export.sh $(TREE_ARGS) --format "$(FORMAT)"

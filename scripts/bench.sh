@@ -76,17 +76,18 @@ metrics_of() {
 
 # boot_one BRANCH VARIANT ROUND NOBUILD: one boot, its figures into $TSV
 boot_one() {
-	local branch=$1 variant=$2 round=$3 nobuild=$4 dir log out rc=0 t0 img sha
+	local branch=$1 variant=$2 round=$3 nobuild=$4 dir log out rc=0 t0 img sha build
 	dir=$BENCH_DIR/runs/$branch/r$round
 	out=$dir/boot-$variant.out
 	mkdir -p "$dir"
 	rm -f "$out" "$dir/boot/$branch-$variant".*
 	progress "bench: $branch round $round/$ROUNDS: $variant kernel$([ "$nobuild" = 1 ] || echo ' (build if needed)')"
 	t0=$(date +%s)
-	PATCHED=$([ "$variant" = patched ] && echo 1 || echo 0) BRANCH=$branch KDIR= \
-	NOBUILD=$nobuild SUITE_DIR=$BIN EXPECT=none MMBK_OUT=$dir \
-	BOOT_TIMEOUT=${BOOT_TIMEOUT:-300} TEST_TIMEOUT=${TEST_TIMEOUT:-150} \
-		"$KIT_DIR/scripts/boot.sh" 2>&1 | tee "$out" |
+	build=()
+	[ "$nobuild" = 0 ] || build=(--no-build)
+	MMBK_OUT=$dir "$KIT_DIR/scripts/boot.sh" --branch "$branch" --variant "$variant" \
+		--suite-dir "$BIN" --modules none --no-expect "${build[@]}" \
+		--timeout "${BOOT_TIMEOUT:-300}" --test-timeout "${TEST_TIMEOUT:-150}" 2>&1 | tee "$out" |
 		grep --line-buffered -E '^\[[0-9:]+\] (kbuild|boot): |^(not )?ok [0-9]+ |^boot [0-9.]+ ' |
 		sed -u 's/^/    /' >&2 || rc=$?
 	# live: build lines, one line per finished workload, the summary; all in $out

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # check.sh [TREE | --kdir DIR | --branch B] - check the kit's series as
-# applied to TREE: checkpatch.pl from TREE on every applied patch, then a W=1
+# applied to TREE: checkpatch.pl --strict from TREE on every applied patch, then a W=1
 # build and sparse (C=1 on objects that are rebuilt first) of every object
 # the series touches, failing only on warnings that are new against the same
 # tree without the series.  Output is KTAP; the last line is the
@@ -15,9 +15,11 @@ PASSED=0
 FAILED=0
 SKIPPED=0
 
-# ktap ok|not-ok NAME [DIAGNOSTIC]: one KTAP result line plus diagnostics
+# ktap ok|not-ok NAME [DIAGNOSTIC]: the diagnostic lines, then the KTAP
+# result line they explain (the last diagnostic line is the reason)
 ktap() {
 	TESTNUM=$((TESTNUM + 1))
+	[ -z "${3:-}" ] || printf '%s\n' "$3" | sed 's/^/# /'
 	if [ "$1" = ok ] && [[ $2 == *"# SKIP"* ]]; then
 		SKIPPED=$((SKIPPED + 1))
 		echo "ok $TESTNUM $2"
@@ -28,7 +30,6 @@ ktap() {
 		FAILED=$((FAILED + 1))
 		echo "not ok $TESTNUM $2"
 	fi
-	[ -z "${3:-}" ] || printf '%s\n' "$3" | sed 's/^/# /'
 }
 
 # baseline_tree: the same tree without the series: a hard-link copy in which
@@ -68,13 +69,13 @@ touched_objects() {
 check_checkpatch() {
 	local name out
 	for name in $(applied_patches "$TREE"); do
-		out=$(cd "$TREE" && perl scripts/checkpatch.pl --no-tree -q --no-summary \
+		out=$(cd "$TREE" && perl scripts/checkpatch.pl --no-tree -q --no-summary --strict \
 			--ignore "$CHECKPATCH_IGNORE$(checkpatch_waivers "$DATA_DIR/backports/$BRANCH/$name")" \
 			"$(applied_patch "$TREE" "$name")" 2>&1) || true
 		if [ -z "$out" ]; then
 			ktap ok "checkpatch $name"
 		else
-			ktap not-ok "checkpatch $name" "$out"
+			ktap not-ok "checkpatch $name" "$out"$'\n'"checkpatch --strict: $(grep -cE '^(ERROR|WARNING|CHECK):' <<< "$out") finding(s) in $name"
 		fi
 	done
 }
@@ -115,9 +116,9 @@ check_object() {
 		if [ "$rc_base" != 0 ] && [ "$rc" != 0 ]; then
 			ktap ok "$kind $o # SKIP not an object of this config (fails without the series too)"
 		elif [ "$rc" != 0 ]; then
-			ktap not-ok "$kind $o" "$(grep -E 'error|Error' "$log.patched.all" | sed -n 1,8p)"
+			ktap not-ok "$kind $o" "$(grep -E 'error|Error' "$log.patched.all" | sed -n 1,8p)"$'\n'"$o does not build with the series (log: $log.patched.all)"
 		elif [ -n "$new" ]; then
-			ktap not-ok "$kind $o" "new warnings:"$'\n'"$new"
+			ktap not-ok "$kind $o" "$new"$'\n'"$(wc -l <<< "$new") new $kind warning(s) in $o"
 		else
 			ktap ok "$kind $o"
 		fi

@@ -1,86 +1,196 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# export.sh BRANCH|KDIR quilt|mbox - the series a tree gets, in a form a
-# vendor can take into their own tree:
-#   quilt   out/export/<name>/series + the patches (quilt, or any tool that
-#           reads a series file)
-#   mbox    out/export/<name>.mbox: one message per patch in series order,
-#           for git am
-# BRANCH exports backports/<branch> (patches that are n/a or already
-# upstream on the branch are not in its series, so not exported). KDIR
-# exports what that tree needs: scripts/retarget.sh takes the branch series
-# (or the nearest older one), leaves out what the tree already has and
-# re-targets what does not apply at fuzz 0; it fails, exporting nothing,
-# where a patch can be neither applied nor re-targeted.
-set -eu
+# export.sh BRANCH|KDIR quilt|mbox - the series a tree gets, made by git
+# itself: "git am" of the series onto a git commit of the tree, then "git
+# format-patch --cover-letter --base": numbered "[PATCH <b> n/m]" subjects,
+# index lines, a cover letter naming the upstream commits and the tree, and
+# a base-commit: that is the tree the series applies to.
+#   quilt   out/export/<name>/: series + the format-patch files (and the
+#           cover letter, 0000-cover-letter.patch, not in the series)
+#   mbox    out/export/<name>.mbox: the patches, one git-am-able file, and
+#           out/export/<name>.cover: the cover letter
+# The base commit: a KDIR that is a git tree: its HEAD.  Otherwise the
+# kit's reproducible commit of the whole tree (fixed author, committer and
+# date, so the same tree always gives the same id; cached per branch in
+# CACHE/git/<branch>).
+# BRANCH exports backports/<branch> onto the pristine tree; KDIR exports
+# what that tree needs (scripts/retarget.sh: the branch series, or the
+# nearest older one, less what the tree has, re-targeted where it does not
+# apply at fuzz 0; nothing is exported when a patch can be neither).
+set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+
+# every commit the export makes is reproducible: the same input, the same ids
+export GIT_COMMITTER_NAME="mm-backport-kit" GIT_COMMITTER_EMAIL="kit@localhost"
+export GIT_COMMITTER_DATE="2000-01-01T00:00:00+0000" GIT_CONFIG_NOSYSTEM=1
+export GIT_CONFIG_GLOBAL=/dev/null
+BASE_REF=refs/tags/mmbk-base
+WORK_BRANCH=mmbk-export
 
 usage() {
 	die "usage: export.sh BRANCH|KDIR quilt|mbox (make export BRANCH=b|KDIR=dir FORMAT=quilt|mbox)"
 }
 
-# source_series WHAT: sets SRC_DIR (patches) and SRC_SERIES (series file)
-# and NAME (of the export) for a branch name or a tree
+# source_series WHAT: sets SRC_DIR (patches), SRC_SERIES (series file),
+# NAME (of the export), TREE (the tree the series applies to), LABEL
+# and ORIGIN (how the cover letter names that tree)
 source_series() {
-	local what=$1
+	local what=$1 src
 	if is_supported_branch "$what"; then
 		SRC_DIR=$KIT_DIR/backports/$what
 		SRC_SERIES=$(series_file "$what")
 		NAME=$what
+		TREE=$(pristine_dir "$what")
+		[ -f "$TREE/Makefile" ] || die "no cached tree for $what; run 'make tree BRANCH=$what' first"
+		LABEL="Linux $(kernel_version "$TREE")"
+		src=$(cat "$(dirname "$TREE")/source" 2>/dev/null || true)
+		src=${src%.deb}
+		ORIGIN="Debian's ${src%%_*} ${src#*_}"
+		ORIGIN=${ORIGIN%_*}
 	elif [ -d "$what" ]; then
-		tree_branch "$what" >/dev/null
-		"$KIT_DIR/scripts/retarget.sh" "$what" 2>&1 | grep -v '^\[' >&2
+		TREE=$(cd "$what" && pwd)
+		tree_branch "$TREE" >/dev/null
+		"$KIT_DIR/scripts/retarget.sh" "$TREE" 2>&1 | grep -v '^\[' >&2
 		[ "${PIPESTATUS[0]}" -eq 0 ] ||
 			die "$what: the series cannot be applied or re-targeted (see above); nothing exported"
-		NAME=$(tree_name "$what")
+		NAME=$(tree_name "$TREE")
 		SRC_DIR=$OUT_DIR/$NAME
 		SRC_SERIES=$SRC_DIR/series
+		LABEL="Linux $(kernel_version "$TREE")"
+		ORIGIN=$TREE
 	else
 		die "'$what' is neither a supported branch ($SUPPORTED_BRANCHES) nor a directory; set BRANCH= or KDIR="
 	fi
 }
 
-export_quilt() {
-	local dest=$OUT_DIR/export/$NAME name
-	rm -rf "$dest.tmp"
-	mkdir -p "$dest.tmp"
-	{
-		printf '# mm-backport-kit series for %s, exported from %s\n' "$NAME" "${SRC_DIR#"$KIT_DIR"/}"
-		series_patches "$SRC_SERIES"
-	} > "$dest.tmp/series"
-	for name in $(series_patches "$SRC_SERIES"); do
-		cp "$SRC_DIR/$name" "$dest.tmp/$name"
-	done
-	rm -rf "$dest"
-	mv "$dest.tmp" "$dest"
-	printf '%s\n' "$dest"
+git_in() {	# git_in REPO ARGS...: git in the export repository
+	local repo=$1
+	shift
+	git -C "$repo" "$@"
 }
 
-export_mbox() {
-	local dest=$OUT_DIR/export/$NAME.mbox name p
-	mkdir -p "$OUT_DIR/export"
+# base_commit REPO -> the commit of TREE the series goes onto, as
+# BASE_REF in REPO (made or updated here)
+base_commit() {
+	local repo=$1 tree commit
+	if git -C "$TREE" rev-parse --verify -q HEAD >/dev/null 2>&1 &&
+	   [ "$(git -C "$TREE" rev-parse --show-toplevel)" = "$TREE" ]; then
+		[ -z "$(git -C "$TREE" status --porcelain --untracked-files=no)" ] ||
+			warn "$TREE has uncommitted changes; the export is based on its HEAD"
+		rm -rf "$repo"
+		git clone -q --shared --no-checkout "$TREE" "$repo" || die "git clone --shared of $TREE failed"
+		git_in "$repo" tag -f mmbk-base "$(git -C "$TREE" rev-parse HEAD)" >/dev/null
+	else
+		[ -d "$repo/.git" ] || git init -q "$repo" || die "git init $repo failed"
+		progress "export: git commit of $TREE (cached in $repo)"
+		# the whole tree as it is; -f: a pristine tree ignores nothing
+		git --git-dir="$repo/.git" --work-tree="$TREE" add -A -f -- . \
+			':(exclude).mm-backport-kit' ':(exclude).pc' ||
+			die "git add of $TREE failed"
+		tree=$(git_in "$repo" write-tree)
+		commit=$(printf '%s\n' "$LABEL" | GIT_AUTHOR_NAME=$GIT_COMMITTER_NAME \
+			GIT_AUTHOR_EMAIL=$GIT_COMMITTER_EMAIL GIT_AUTHOR_DATE=$GIT_COMMITTER_DATE \
+			git -C "$repo" commit-tree "$tree") || die "git commit-tree in $repo failed"
+		git_in "$repo" update-ref "$BASE_REF" "$commit"
+	fi
+	git_in "$repo" rev-parse "$BASE_REF^{commit}"
+}
+
+# description -> the cover letter: subject line, blank line, body
+description() {
+	local name id ml not_carried line
+	printf 'mm: backports for %s (mm-backport-kit)\n\n' "$LABEL"
+	printf 'The mm-backport-kit series for %s (%s), applied with git am onto the base commit named below and exported with git format-patch.\n' \
+		"$LABEL" "$ORIGIN" | fold -s -w 72 | sed 's/ $//'
+	printf '\nCarried, in upstream order:\n'
 	for name in $(series_patches "$SRC_SERIES"); do
-		p=$SRC_DIR/$name
-		head -n1 "$p" | grep -q '^From [0-9a-f]\{40\} ' ||
-			die "$p:1: does not start with a 'From <sha> <date>' line; it cannot go into an mbox"
-		cat "$p"
-		# messages are separated by a blank line before the next From line
-		[ -z "$(tail -c1 "$p")" ] || echo
-		[ -z "$(tail -n1 "$p")" ] || echo
-	done > "$dest.tmp"
-	mv "$dest.tmp" "$dest"
-	printf '%s\n' "$dest"
+		ml=$(sed -n 's/^Patch-mainline: //p' "$KIT_DIR/patches/$name" 2>/dev/null | head -n1)
+		case $ml in
+		"Not yet"*) id="Patch-mainline: $ml" ;;
+		*) id="upstream commit $(patch_upstream_id "$SRC_DIR/$name" | cut -c1-12) ($ml)" ;;
+		esac
+		printf '  %s: %s\n' "${name%%-*}" "$(patch_subject "$SRC_DIR/$name")"
+		printf '%s\n' "$id" | fold -s -w 70 | sed 's/^/    /'
+	done
+	not_carried=$(sed -n 's/^# \(n\/a: \)\{0,1\}\([0-9]\{4\}\)-[^: ]*\.patch: */\2: \1/p' "$SRC_SERIES")
+	if [ -n "$not_carried" ]; then
+		printf '\nNot carried (%s):\n' "${SRC_SERIES#"$KIT_DIR"/}"
+		while IFS= read -r line; do
+			printf '%s\n' "$line" | fold -s -w 70 | sed -e '1s/^/  /' -e '2,$s/^/    /'
+		done <<< "$not_carried"
+	fi
+	if [ -z "$(git -C "$TREE" rev-parse --show-toplevel 2>/dev/null)" ]; then
+		printf '\nThe base commit is the kit'"'"'s git commit of that whole tree, made\n'
+		printf 'reproducibly (scripts/export.sh: fixed author, committer and date).\n'
+	fi
+}
+
+# make_patches REPO OUTDIR: the series onto the base, then format-patch
+make_patches() {
+	local repo=$1 dir=$2 base n name files=()
+	base=$(base_commit "$repo")
+	mapfile -t files < <(for name in $(series_patches "$SRC_SERIES"); do
+		patch_files "$SRC_DIR/$name"; done | sort -u)
+	git_in "$repo" sparse-checkout set --no-cone "${files[@]/#//}" ||
+		die "git sparse-checkout in $repo failed"
+	git_in "$repo" checkout -q -f -B "$WORK_BRANCH" "$base" || die "git checkout of the base in $repo failed"
+	for name in $(series_patches "$SRC_SERIES"); do
+		git_in "$repo" am -q "$SRC_DIR/$name" >&2 || {
+			git_in "$repo" am --abort >/dev/null 2>&1 || true
+			die "git am of ${SRC_DIR#"$KIT_DIR"/}/$name onto $LABEL failed (see above)"
+		}
+	done
+	git_in "$repo" config "branch.$WORK_BRANCH.description" "$(description)"
+	n=$(series_patches "$SRC_SERIES" | wc -l)
+	rm -rf "$dir"
+	git_in "$repo" format-patch -q --cover-letter --cover-from-description=subject \
+		--base="$base" --subject-prefix="PATCH $NAME" --numbered -o "$dir" "$base..HEAD" ||
+		die "git format-patch in $repo failed"
+	[ "$(find "$dir" -name '[0-9]*.patch' | wc -l)" -eq $((n + 1)) ] ||
+		die "git format-patch gave $(find "$dir" -name '[0-9]*.patch' | wc -l) files for $n patches and a cover letter"
 }
 
 main() {
+	local format=${2:-} repo tmp f
 	[ $# -eq 2 ] || usage
-	source_series "$1"
-	case $2 in
-	quilt) export_quilt ;;
-	mbox)  export_mbox ;;
-	*) die "unknown format '$2'; use FORMAT=quilt or FORMAT=mbox" ;;
+	case $format in
+	quilt|mbox) ;;
+	*) die "unknown format '$format'; use FORMAT=quilt or FORMAT=mbox" ;;
 	esac
-	info "$NAME: $(series_patches "$SRC_SERIES" | wc -l) patches exported ($2)"
+	command -v git >/dev/null || die "git is not installed; apt-get install git"
+	source_series "$1"
+	[ -n "$(series_patches "$SRC_SERIES")" ] || die "the $NAME series is empty; nothing to export"
+	# a branch's repository is kept (CACHE/git/<branch>); a KDIR's is made
+	# for this export only
+	repo=$CACHE_DIR/git/$NAME
+	if [ "$NAME" != "$1" ]; then
+		mkdir -p "$CACHE_DIR/work"
+		repo=$(mktemp -d "$CACHE_DIR/work/export.XXXXXX")
+		TMP_REPO=$repo
+		trap 'rm -rf "$TMP_REPO" "$TMP_REPO.lock"' EXIT
+	fi
+	mkdir -p "$CACHE_DIR/git" "$OUT_DIR/export"
+	exec 9>"$repo.lock"
+	flock 9
+	tmp=$OUT_DIR/export/.$NAME.tmp
+	make_patches "$repo" "$tmp"
+	case $format in
+	quilt)
+		for f in "$tmp"/[0-9]*.patch; do
+			[ "${f##*/}" = 0000-cover-letter.patch ] || printf '%s\n' "${f##*/}"
+		done > "$tmp/series"
+		rm -rf "${OUT_DIR:?}/export/$NAME"
+		mv "$tmp" "$OUT_DIR/export/$NAME"
+		printf '%s\n' "$OUT_DIR/export/$NAME"
+		;;
+	mbox)
+		mv "$tmp/0000-cover-letter.patch" "$OUT_DIR/export/$NAME.cover"
+		cat "$tmp"/[0-9]*.patch > "$OUT_DIR/export/$NAME.mbox"
+		rm -rf "$tmp"
+		printf '%s\n' "$OUT_DIR/export/$NAME.mbox"
+		;;
+	esac
+	info "$NAME: $(series_patches "$SRC_SERIES" | wc -l) patches exported ($format), base $(git_in "$repo" rev-parse --short=12 "$BASE_REF")"
 }
 
 main "$@"

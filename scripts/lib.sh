@@ -320,6 +320,9 @@ scratch_copy() {
 		warn "the cached $1 tree was changed in place; extracting it again"
 		"$KIT_DIR/scripts/tree.sh" --refresh "$1" >/dev/null
 	fi
+	# the tree itself, not a symlink to it: cp -al of a symlink copies the
+	# link, and DEST would then be the cached tree
+	src=$(cd "$src" && pwd -P)
 	rm -rf "$dest" "$dest.tmp"
 	mkdir -p "$(dirname "$dest")"
 	cp -al "$src" "$dest.tmp" || die "could not copy $src to $dest.tmp"

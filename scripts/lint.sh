@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # lint.sh [PATCH...] - check every patch in patches/ and backports/ (or the
 # given ones): the header rules of scripts/header-rules.table, the series
-# files, then checkpatch.pl from the cached 7.2 tree (--no-tree, with the
-# kit's CHECKPATCH_IGNORE of scripts/lib.sh and the waivers of the table).
+# files, then checkpatch.pl --strict (what mm maintainers run) from the
+# cached 7.2 tree (--no-tree, with the kit's CHECKPATCH_IGNORE of
+# scripts/lib.sh and the reviewed waivers of the table).
 # Every problem is one "file:line: message" line; exit 1 if there is any.
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -194,7 +195,7 @@ check_checkpatch() {
 	tree=$(checkpatch_tree)
 	for f in "$@"; do
 		( cd "$tree" && perl scripts/checkpatch.pl --no-tree -q --no-summary --emacs --terse \
-			--show-types --ignore "$CHECKPATCH_IGNORE$(checkpatch_waivers "$f")" "$f" 2>&1 ) |
+			--strict --show-types --ignore "$CHECKPATCH_IGNORE$(checkpatch_waivers "$f")" "$f" 2>&1 ) |
 			sed "s|^$KIT_DIR/||" | grep . | while IFS= read -r line; do
 				echo "$line [checkpatch]"
 			done || true

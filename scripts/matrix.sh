@@ -116,9 +116,14 @@ topic_cell() {	# topic_cell BRANCH TOPIC
 		"$STATUS_DIR/$1.apply.topics" 2>/dev/null || printf 'not run'
 }
 
-ktap_summary() {	# ktap_summary FILE -> "P passed, F failed[, S skipped]" or "not run"
+ktap_summary() {	# ktap_summary FILE -> "P passed, F failed, S skipped" or why not
+	local p f s
 	[ -f "$1" ] || { printf 'not run'; return; }
-	"$KIT_DIR/scripts/ktap.py" count --summary "$1" 2>/dev/null || printf 'unparsable'
+	if read -r p f s < <("$KIT_DIR/scripts/ktap.py" count "$1" 2>/dev/null); then
+		printf '%s passed, %s failed, %s skipped' "$p" "$f" "$s"
+	else
+		printf 'not valid KTAP'
+	fi
 }
 
 write_markdown() {
@@ -172,7 +177,7 @@ write_junit() {
 }
 
 main() {
-	local b t boot=0 full=0 fail=0 branches=()
+	local b t f n boot=0 full=0 fail=0 branches=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--boot) boot=1; shift ;;
@@ -197,7 +202,8 @@ main() {
 	progress "matrix: $(elapsed "$t")s for ${branches[*]}"
 	cat "$OUT_DIR/matrix.md"
 	for f in "$KTAP_DIR"/*.ktap; do
-		"$KIT_DIR/scripts/ktap.py" count "$f" > /dev/null 2>&1 || { warn "$(basename "$f"): failures or unparsable"; fail=1; }
+		read -r _ n _ < <("$KIT_DIR/scripts/ktap.py" count "$f" 2>/dev/null) || n=invalid
+		[ "$n" = 0 ] || { warn "$(basename "$f"): $n failed"; fail=1; }
 	done
 	return $fail
 }

@@ -4,7 +4,9 @@
  *
  * Loaded into a kernel that carries the "locking/rwsem: add
  * down_read[_killable]_nosteal()" patch of mm-backport-kit, it runs its tests
- * from module init and reports them in KTAP to the kernel log:
+ * from module init and reports them in KTAP to the kernel log.  Built for a
+ * kernel without that patch, it tests the down_read()/down_read_killable()
+ * fallback instead, where cases 3 and 4 fail:
  *
  *   1 down_read_nosteal_uncontended
  *	the lock is taken at once when nobody waits
@@ -42,6 +44,16 @@
 #include <linux/version.h>
 #include <uapi/linux/sched/types.h>
 
+#ifndef HAVE_DOWN_READ_NOSTEAL
+/*
+ * The kernel lacks the API (Kbuild looked at its rwsem.h): test what a
+ * caller gets without it.  The nosteal cases then fail, which proves they
+ * can.
+ */
+#define down_read_nosteal(sem)			down_read(sem)
+#define down_read_killable_nosteal(sem)		down_read_killable(sem)
+#endif
+
 #define NOSTEAL_NR_TESTS	5
 /* How long to wait for a thread to get to a given point before giving up. */
 #define NOSTEAL_TIMEOUT		(5 * HZ)
@@ -75,7 +87,8 @@ static void nosteal_report(const char *name, const char *failure)
 	nosteal_test_nr++;
 	if (failure) {
 		nosteal_test_failed++;
-		pr_info("not ok %d %s # %s\n", nosteal_test_nr, name, failure);
+		pr_info("# %s: %s\n", name, failure);
+		pr_info("not ok %d %s\n", nosteal_test_nr, name);
 	} else {
 		pr_info("ok %d %s\n", nosteal_test_nr, name);
 	}
@@ -296,6 +309,11 @@ static int __init nosteal_test_init(void)
 
 	pr_info("KTAP version 1\n");
 	pr_info("1..%d\n", NOSTEAL_NR_TESTS);
+#ifdef HAVE_DOWN_READ_NOSTEAL
+	pr_info("# nosteal_test: testing this kernel's down_read[_killable]_nosteal()\n");
+#else
+	pr_info("# nosteal_test: this kernel has no down_read_nosteal(): testing the down_read()/down_read_killable() fallback, the nosteal cases are expected to fail\n");
+#endif
 
 	nosteal_report("down_read_nosteal_uncontended",
 		       nosteal_run_uncontended());

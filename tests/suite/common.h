@@ -2,9 +2,10 @@
 /*
  * common.h - helpers for the mm-backport-kit shared C suite.
  *
- * Every test binary prints one KTAP document (version 1) on stdout and exits
- * 0 when all its cases passed, 4 (KSFT_SKIP) when all were skipped, 1 else.
- * Plain C, static, no kselftest dependency: built once, run on 5.10..7.2.
+ * Every test binary prints one KTAP document on stdout through the kernel's
+ * kselftest.h (the newest cached tree's, found by kselftest.mk) and exits 0
+ * when all its cases passed, 4 (KSFT_SKIP) when all were skipped, 1 else.
+ * Static binaries: built once, run on every branch.
  */
 #ifndef MMBK_COMMON_H
 #define MMBK_COMMON_H
@@ -22,6 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* tools/testing/selftests/kselftest.h of the newest cached tree (kselftest.mk) */
+#include "kselftest.h"
+
 #ifndef MADV_HUGEPAGE
 #define MADV_HUGEPAGE 14
 #endif
@@ -36,60 +40,44 @@
 #endif
 
 #define PMD_SIZE_ (2UL << 20)
-#define KSFT_SKIP 4
 
 #define THP_SYS "/sys/kernel/mm/transparent_hugepage"
 #define KHP_SYS THP_SYS "/khugepaged"
 #define KSM_SYS "/sys/kernel/mm/ksm"
 
 static long page_size;
-static int ktap_n, ktap_fail, ktap_pass, ktap_skip;
 
+/* the KTAP header and plan (kselftest: no version line under the guest's
+ * /init, which sets KSFT_TAP_LEVEL and nests the document) */
 static inline void ktap_header(int plan)
 {
 	page_size = sysconf(_SC_PAGESIZE);
-	printf("KTAP version 1\n1..%d\n", plan);
-	fflush(stdout);
+	ksft_print_header();
+	ksft_set_plan(plan);
 }
 
-static inline void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
+/* a diagnostic line; put it before the result line it explains */
+#define diag(fmt, ...) ksft_print_msg(fmt "\n", ##__VA_ARGS__)
 
 /* result: 1 pass, 0 fail, -1 skip (reason in skip) */
 static inline void ktap_result(int res, const char *name, const char *skip)
 {
-	ktap_n++;
-	if (res < 0) {
-		ktap_skip++;
-		printf("ok %d %s # SKIP %s\n", ktap_n, name, skip ? skip : "");
-	} else if (res) {
-		ktap_pass++;
-		printf("ok %d %s\n", ktap_n, name);
-	} else {
-		ktap_fail++;
-		printf("not ok %d %s\n", ktap_n, name);
-	}
-	fflush(stdout);
+	if (res < 0)
+		ksft_test_result_code(KSFT_SKIP, name, "%s", skip ? skip : "");
+	else if (res)
+		ksft_test_result_pass("%s\n", name);
+	else
+		ksft_test_result_fail("%s\n", name);
 }
 
+/* exit with the kselftest status: 0 all passed, 4 all skipped, 1 else */
 static inline int ktap_exit(void)
 {
-	diag("totals: pass:%d fail:%d skip:%d", ktap_pass, ktap_fail, ktap_skip);
-	fflush(stdout);
-	if (ktap_fail)
-		exit(1);
-	if (ktap_skip && !ktap_pass)
+	if (!ksft_get_pass_cnt() && !ksft_get_fail_cnt() && ksft_get_xskip_cnt()) {
+		ksft_print_cnts();
 		exit(KSFT_SKIP);
-	exit(0);
+	}
+	ksft_finished();
 }
 
 static inline double now_s(void)

@@ -137,8 +137,12 @@ int main(void)
 
 	ktap_header(5);
 	if (read_num(KSM_SYS "/run") < 0) {
+		static const char * const names[] = {
+			"merge", "unmerge_rw", "unmerge_ro", "writes_private", "unmerge_all"
+		};
+
 		for (i = 0; i < 5; i++)
-			ktap_result(-1, "ksm", "no KSM sysfs");
+			ktap_result(-1, names[i], "no KSM sysfs");
 		ktap_exit();
 	}
 	rlen = NPG * page_size;

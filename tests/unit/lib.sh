@@ -103,3 +103,10 @@ expect_sum() {	# expect_sum DIR SUM CONTEXT
 expect_out() {
 	grep -qE -- "$1" <<< "$OUT" || fail "$2: no line matching '$1' in:" "$OUT"
 }
+
+# need_kunit_parser: skip unless a cached tree has the kernel's KTAP parser
+# (scripts/ktap.py reads KTAP with it)
+need_kunit_parser() {
+	[ -n "$CACHE_DIR" ] && compgen -G "$CACHE_DIR/trees/*/linux/tools/testing/kunit/kunit_parser.py" >/dev/null ||
+		skip "no cached tree has tools/testing/kunit/kunit_parser.py (make tree BRANCH=7.2)"
+}

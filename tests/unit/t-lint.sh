@@ -45,3 +45,25 @@ test_kit_patches_clean() {
 	run_kit make -s -C "$KIT_DIR" lint
 	expect_rc 0 "make lint"
 }
+
+# checkpatch runs with --strict (what mm maintainers run): a CHECK-only
+# finding (continuation line out of alignment) is reported
+test_strict_check_reported() {
+	local f n
+	n=$(grep -n '^+[[:space:]]*FAULT_FLAG_WRITE | FAULT_FLAG_REMOTE,$' \
+		"$KIT_DIR/backports/6.1/0001-mm-ksm-simplify-break_ksm-to-not-rely-on-VM_FAULT_WR.patch" | cut -d: -f1)
+	[ -n "$n" ] || fail "backports/6.1/0001 no longer has the line this test edits"
+	f=$(broken 0001-mm-ksm-simplify-break_ksm-to-not-rely-on-VM_FAULT_WR.patch "${n}s/^+[[:space:]]*/+\t\t\t\t/")
+	run_kit "$LINT" "$f"
+	expect_rc 1 "lint of a patch with a misaligned continuation line"
+	printf '%s\n' "$OUT" | grep -q "^$f:[0-9]*: CHECK:PARENTHESIS_ALIGNMENT: .*\[checkpatch\]$" ||
+		fail "the --strict CHECK was not reported" "$OUT"
+}
+
+# every checkpatch waiver of the table names a type and gives its reason
+test_waivers_have_reasons() {
+	local bad
+	bad=$(grep -v '^#' "$KIT_DIR/scripts/header-rules.table" | tr -s '\t' |
+		awk -F'\t' '$3 == "checkpatch-waive" && ($4 !~ /^[A-Z_]+$/ || length($5) < 20) { print $1 }')
+	[ -z "$bad" ] || fail "waivers without a type or a reason: $bad"
+}
