@@ -28,7 +28,7 @@ BASE_REF=refs/tags/mmbk-base
 WORK_BRANCH=mmbk-export
 
 usage() {
-	die "usage: export.sh BRANCH|KDIR quilt|mbox (make export BRANCH=b|KDIR=dir FORMAT=quilt|mbox)"
+	die "usage: export.sh [--branch B | --kdir DIR] [--format quilt|mbox] (make export BRANCH=b|KDIR=dir FORMAT=quilt|mbox)"
 }
 
 # source_series WHAT: sets SRC_DIR (patches), SRC_SERIES (series file),
@@ -44,16 +44,17 @@ source_series() {
 		[ -f "$TREE/Makefile" ] || die "no cached tree for $what; run 'make tree BRANCH=$what' first"
 		LABEL="Linux $(kernel_version "$TREE")"
 		src=$(cat "$(dirname "$TREE")/source" 2>/dev/null || true)
-		src=${src%.deb}
-		ORIGIN="Debian's ${src%%_*} ${src#*_}"
-		ORIGIN=${ORIGIN%_*}
+		case $(branch_field "$what" source) in
+		deb)	src=${src%.deb}
+			ORIGIN="Debian's ${src%%_*} ${src#*_}"
+			ORIGIN=${ORIGIN%_*} ;;
+		*)	ORIGIN="the release tarball $src ($(branch_field "$what" pin))" ;;
+		esac
 	elif [ -d "$what" ]; then
-		TREE=$(cd "$what" && pwd)
-		tree_branch "$TREE" >/dev/null
-		"$KIT_DIR/scripts/retarget.sh" "$TREE" 2>&1 | grep -v '^\[' >&2
-		[ "${PIPESTATUS[0]}" -eq 0 ] ||
-			die "$what: the series cannot be applied or re-targeted (see above); nothing exported"
+		TREE=$(tree_dir "$what") || exit 1
+		tree_branch "$TREE" >/dev/null || exit 1
 		NAME=$(tree_name "$TREE")
+		plan_tree_copy
 		SRC_DIR=$OUT_DIR/$NAME
 		SRC_SERIES=$SRC_DIR/series
 		LABEL="Linux $(kernel_version "$TREE")"
@@ -61,6 +62,47 @@ source_series() {
 	else
 		die "'$what' is neither a supported branch ($SUPPORTED_BRANCHES) nor a directory; set BRANCH= or KDIR="
 	fi
+}
+
+# plan_tree_copy: what the tree needs, made exactly as make apply makes it
+# (per topic, re-targeted where needed) on a scratch copy of the tree, whose
+# quilt directory then is out/<tree-name>/; the tree itself is only read
+plan_tree_copy() {
+	local tmp copy f orig rc=0
+	need_cache
+	mkdir -p "$CACHE_DIR/work"
+	tmp=$(mktemp -d "$CACHE_DIR/work/export-tree.XXXXXX")
+	COPY_DIR=$tmp
+	copy=$tmp/$NAME
+	progress "export: applying the series to a copy of $TREE"
+	cp -al "$TREE" "$copy" || die "could not copy $TREE to $copy"
+	rm -rf "${copy:?}/$KIT_STATE"
+	while read -r f; do
+		[ -f "$copy/$f" ] || continue
+		cp --remove-destination "$TREE/$f" "$copy/$f" || die "could not make a private copy of $f"
+	done < <(kit_touched_files)
+	if [ -n "$(applied_patches "$TREE")" ]; then
+		# an applied tree: export what was applied, as it was applied
+		rm -rf "${OUT_DIR:?}/$NAME"
+		mkdir -p "$OUT_DIR/$NAME"
+		applied_patches "$TREE" > "$OUT_DIR/$NAME/series"
+		while read -r f; do cp "$(applied_patch "$TREE" "$f")" "$OUT_DIR/$NAME/$f"; done < "$OUT_DIR/$NAME/series"
+		# the base is the tree without the series
+		while read -r f; do
+			rm -f "$copy/$f"
+			orig=$(original_of "$TREE" "$f")
+			[ -z "$orig" ] || cp -a "$orig" "$copy/$f"
+		done < <(applied_files "$TREE")
+		TREE=$copy
+		return 0
+	fi
+	"$KIT_DIR/scripts/apply.sh" apply "$copy" --force >&2 || rc=$?
+	case $rc in
+	0) ;;
+	3) warn "$TREE: some topics cannot be applied (see above); exporting the others" ;;
+	2) die "$TREE needs nothing: every topic is already upstream or not applicable; nothing exported" ;;
+	*) die "$TREE: no topic of the series can be applied or re-targeted (see above); nothing exported" ;;
+	esac
 }
 
 git_in() {	# git_in REPO ARGS...: git in the export repository
@@ -104,7 +146,7 @@ description() {
 		"$LABEL" "$ORIGIN" | fold -s -w 72 | sed 's/ $//'
 	printf '\nCarried, in upstream order:\n'
 	for name in $(series_patches "$SRC_SERIES"); do
-		ml=$(sed -n 's/^Patch-mainline: //p' "$KIT_DIR/patches/$name" 2>/dev/null | head -n1)
+		ml=$(sed -n 's/^Patch-mainline: //p' "$KIT_DIR/patches/$name" 2>/dev/null | sed -n 1p)
 		case $ml in
 		"Not yet"*) id="Patch-mainline: $ml" ;;
 		*) id="upstream commit $(patch_upstream_id "$SRC_DIR/$name" | cut -c1-12) ($ml)" ;;
@@ -151,23 +193,37 @@ make_patches() {
 }
 
 main() {
-	local format=${2:-} repo tmp f
-	[ $# -eq 2 ] || usage
+	local format=quilt what="" branch="" kdir="" repo tmp f
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--branch) branch=${2:-}; shift 2 || usage ;;
+		--kdir) kdir=${2:-}; shift 2 || usage ;;
+		--format) format=${2:-}; shift 2 || usage ;;
+		*) usage ;;
+		esac
+	done
 	case $format in
 	quilt|mbox) ;;
 	*) die "unknown format '$format'; use FORMAT=quilt or FORMAT=mbox" ;;
 	esac
 	command -v git >/dev/null || die "git is not installed; apt-get install git"
-	source_series "$1"
+	if [ -n "$kdir" ]; then
+		what=$(resolve_tree "$kdir" "$branch" scratch) || exit 1
+	else
+		what=${branch:-$DEFAULT_BRANCH}
+		require_branch "$what"
+	fi
+	trap 'rm -rf "${COPY_DIR:-}"' EXIT
+	source_series "$what"
 	[ -n "$(series_patches "$SRC_SERIES")" ] || die "the $NAME series is empty; nothing to export"
 	# a branch's repository is kept (CACHE/git/<branch>); a KDIR's is made
 	# for this export only
 	repo=$CACHE_DIR/git/$NAME
-	if [ "$NAME" != "$1" ]; then
+	if [ "$NAME" != "$what" ]; then
 		mkdir -p "$CACHE_DIR/work"
 		repo=$(mktemp -d "$CACHE_DIR/work/export.XXXXXX")
 		TMP_REPO=$repo
-		trap 'rm -rf "$TMP_REPO" "$TMP_REPO.lock"' EXIT
+		trap 'rm -rf "$TMP_REPO" "$TMP_REPO.lock" "${COPY_DIR:-}"' EXIT
 	fi
 	mkdir -p "$CACHE_DIR/git" "$OUT_DIR/export"
 	exec 9>"$repo.lock"

@@ -34,7 +34,7 @@ main() {
 		die "dkms add of $PKG failed (log: $d/add.log)"
 	dkms_in "$d" build "$PKG/$VER" -k "$rel" --kernelsourcedir "$obj" > "$d/build.log" 2>&1 ||
 		die "dkms build of $PKG failed for $rel (logs: $d/build.log, $d/tree/$PKG/$VER/build/make.log)"
-	ko=$(find "$d/tree/$PKG/$VER/$rel" -name 'nosteal_test.ko*' | head -n1)
+	ko=$(find "$d/tree/$PKG/$VER/$rel" -name 'nosteal_test.ko*' | sed -n 1p)
 	[ -n "$ko" ] || die "dkms built no nosteal_test.ko for $rel (log: $d/build.log)"
 	printf '%s\n' "$ko"
 }

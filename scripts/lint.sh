@@ -37,11 +37,11 @@ body_first() {
 }
 
 tag_line() {	# tag_line FILE REGEX -> number of the first header line matching
-	header "$1" | grep -nE -- "$2" | head -n1 | cut -d: -f1
+	header "$1" | { grep -nE -- "$2" || true; } | sed -n 1p | cut -d: -f1
 }
 
 tag_value() {	# tag_value FILE TAG -> value of the first "TAG: value" header line
-	header "$1" | sed -n "s/^$2: *//p" | head -n1
+	header "$1" | sed -n "s/^$2: *//p" | sed -n 1p
 }
 
 upstream_of() {	# upstream_of FILE -> patches/<same name>
@@ -100,10 +100,10 @@ check_rule() {
 	body-first)
 		is_verbatim "$f" && return 0
 		bf=$(body_first "$f")
-		printf '%s\n' "${bf#*$'\t'}" | grep -qE -- "$arg" || problem "$f" "${bf%%$'\t'*}" "$msg [$rule]" ;;
+		grep -qE -- "$arg" <<< "${bf#*$'\t'}" || problem "$f" "${bf%%$'\t'*}" "$msg [$rule]" ;;
 	git-commit-from)
 		v=$(tag_value "$f" Git-commit)
-		[ -z "$v" ] || head -n1 "$f" | grep -q "^From $v " ||
+		[ -z "$v" ] || sed -n 1p "$f" | grep -q "^From $v " ||
 			problem "$f" "$(tag_line "$f" '^Git-commit:')" "$msg [$rule]" ;;
 	stable-id)
 		[ -f "$up" ] || return 0
@@ -123,7 +123,7 @@ check_rule() {
 	deviation-note)
 		[ -f "$up" ] || return 0
 		cmp -s <(diff_body "$f") <(diff_body "$up") && return 0
-		header "$f" | grep -q '^\[ ' && header "$f" | grep -q '\]$' ||
+		grep -q '^\[ ' <<< "$(header "$f")" && grep -q '\]$' <<< "$(header "$f")" ||
 			problem "$f" "$end" "$msg [$rule]" ;;
 	*) die "$TABLE: unknown rule kind '$kind' (rule $rule)" ;;
 	esac
@@ -165,7 +165,7 @@ check_series() {
 			name=$(printf '%s\n' "$line" | sed -e 's/#.*//' -e 's/[[:space:]]*$//' | awk '{ print $1 }')
 			[ -n "$name" ] || continue
 			[ -f "$KIT_DIR/backports/$b/$name" ] || problem "$s" "$n" "$name is listed but backports/$b/$name does not exist [series-order]"
-			order=$(series_patches "$top" | grep -nxF "$name" | cut -d: -f1)
+			order=$(series_patches "$top" | { grep -nxF "$name" || true; } | cut -d: -f1)
 			if [ -z "$order" ]; then
 				problem "$s" "$n" "$name is not in ./series: a backport has the file name of the upstream patch it carries [series-order]"
 			elif [ "$order" -lt "$last" ]; then
@@ -176,7 +176,7 @@ check_series() {
 		done < "$s"
 		for p in "$KIT_DIR"/backports/"$b"/*.patch; do
 			[ -f "$p" ] || continue
-			series_patches "$s" | grep -qxF "${p##*/}" ||
+			grep -qxF "${p##*/}" <<< "$(series_patches "$s")" ||
 				problem "$p" 1 "not listed in backports/$b/series [series-order]"
 		done
 	done

@@ -19,9 +19,9 @@ test_check_catches_new_warnings() {
 	EOT
 	run_kit "$KIT_DIR/scripts/check.sh" "$d"
 	[ "$RC" -ne 0 ] || fail "check passed on a tree with new warnings"
-	printf '%s\n' "$OUT" | grep -q '^not ok [0-9]* w1 mm/ksm.o' || fail "W=1 warning not caught: $OUT"
-	printf '%s\n' "$OUT" | grep -q '^not ok [0-9]* sparse mm/ksm.o' || fail "sparse warning not caught: $OUT"
-	printf '%s\n' "$OUT" | grep -q '^ok [0-9]* w1 mm/khugepaged.o' || fail "khugepaged.o should stay clean: $OUT"
+	grep -q '^not ok [0-9]* w1 mm/ksm.o' <<< "$OUT" || fail "W=1 warning not caught: $OUT"
+	grep -q '^not ok [0-9]* sparse mm/ksm.o' <<< "$OUT" || fail "sparse warning not caught: $OUT"
+	grep -q '^ok [0-9]* w1 mm/khugepaged.o' <<< "$OUT" || fail "khugepaged.o should stay clean: $OUT"
 }
 
 test_check_refuses_unapplied_tree() {

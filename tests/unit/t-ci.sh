@@ -106,7 +106,7 @@ test_actionlint_github_actions() {
 	sed 's/matrix\.branch }}$/matrix.brnch }}/' "$KIT_DIR/ci/github-actions.yml" > "$T/bad-gha.yml"
 	run_kit actionlint "$T/bad-gha.yml"
 	expect_rc 1 "actionlint of a workflow using an undefined matrix key"
-	printf '%s\n' "$OUT" | grep -q 'property "brnch" is not defined' || fail "actionlint did not name the key" "$OUT"
+	grep -q 'property "brnch" is not defined' <<< "$OUT" || fail "actionlint did not name the key" "$OUT"
 }
 
 test_schema_github_workflows() {
@@ -115,7 +115,7 @@ test_schema_github_workflows() {
 	sed 's/^    runs-on: ubuntu-latest$/    runs_on: ubuntu-latest/' "$KIT_DIR/ci/github-actions.yml" > "$T/bad-gha.yml"
 	run_kit schema_check github-workflows "$T/bad-gha.yml"
 	expect_rc 1 "github-workflows schema on a job with runs_on"
-	printf '%s\n' "$OUT" | grep -q '^.*bad-gha.yml: jobs\.' || fail "no problem named under jobs" "$OUT"
+	grep -q '^.*bad-gha.yml: jobs\.' <<< "$OUT" || fail "no problem named under jobs" "$OUT"
 }
 
 test_schema_gitlab_ci() {
@@ -124,5 +124,5 @@ test_schema_gitlab_ci() {
 	sed 's/^    when: always$/    when: sometimes/' "$KIT_DIR/ci/gitlab-ci.yml" > "$T/bad-gl.yml"
 	run_kit schema_check gitlab-ci "$T/bad-gl.yml"
 	expect_rc 1 "gitlab-ci schema on artifacts:when: sometimes"
-	printf '%s\n' "$OUT" | grep -q 'matrix.artifacts.when' || fail "no problem named at matrix.artifacts.when" "$OUT"
+	grep -q 'matrix.artifacts.when' <<< "$OUT" || fail "no problem named at matrix.artifacts.when" "$OUT"
 }

@@ -27,7 +27,7 @@ test_dkms_autoinstall_skips_it() {
 	# the control: with an AUTOINSTALL line, even "no", dkms 3.0.x tries to build it
 	dkms_pkg "$T/dkms-no" 'AUTOINSTALL="no"'
 	run_kit autoinstall "$T/dkms-no"
-	[ "$RC" -ne 0 ] && printf '%s\n' "$OUT" | grep -q 'kernel headers' ||
+	[ "$RC" -ne 0 ] && grep -q 'kernel headers' <<< "$OUT" ||
 		fail "with AUTOINSTALL=\"no\" dkms autoinstall did not try to build (rc $RC):" "$OUT"
 }
 

@@ -53,7 +53,7 @@ test_old_guest_format_is_rejected() {
 	need_kunit_parser
 	run_kit "$KTAP" count "$CANNED/guest-old-format.log"
 	expect_rc 1 "ktap.py count of the old guest format"
-	printf '%s\n' "$OUT" | grep -qE 'Expected test number 1 but found 2|missing subtest result line' ||
+	grep -qE 'Expected test number 1 but found 2|missing subtest result line' <<< "$OUT" ||
 		fail "the parser's complaint is not named" "$OUT"
 }
 
@@ -63,17 +63,17 @@ test_crashed_guest_is_broken() {
 	expect_rc 1 "ktap.py count of a guest that panicked mid-way"
 	run_kit judge "$CANNED/guest-crash.log" 6.12 --variant patched
 	expect_rc 1 "judge of a guest that panicked mid-way"
-	printf '%s\n' "$OUT" | grep -qx 'not ok 5 guest_completed' || fail "guest_completed is not failed" "$OUT"
-	printf '%s\n' "$OUT" | grep -qx 'not ok 4 kernel_log_clean' || fail "the oops is not reported" "$OUT"
-	printf '%s\n' "$OUT" | grep -q '^    # ksm_unmerge: case 3 not reported' || fail "the missing case is not named" "$OUT"
+	grep -qx 'not ok 5 guest_completed' <<< "$OUT" || fail "guest_completed is not failed" "$OUT"
+	grep -qx 'not ok 4 kernel_log_clean' <<< "$OUT" || fail "the oops is not reported" "$OUT"
+	grep -q '^    # ksm_unmerge: case 3 not reported' <<< "$OUT" || fail "the missing case is not named" "$OUT"
 }
 
 test_splat_fails_a_complete_run() {
 	need_kunit_parser
 	run_kit judge "$CANNED/guest-splat.log" 6.12 --variant patched
 	expect_rc 1 "judge of a complete run with a WARNING in the kernel log"
-	printf '%s\n' "$OUT" | grep -qx 'not ok 2 kernel_log_clean' || fail "kernel_log_clean not failed" "$OUT"
-	printf '%s\n' "$OUT" | grep -q '^# \[ *[0-9.]*\] WARNING: CPU: 0 PID: 31 at mm/khugepaged.c' ||
+	grep -qx 'not ok 2 kernel_log_clean' <<< "$OUT" || fail "kernel_log_clean not failed" "$OUT"
+	grep -q '^# \[ *[0-9.]*\] WARNING: CPU: 0 PID: 31 at mm/khugepaged.c' <<< "$OUT" ||
 		fail "the WARNING is not quoted before the result" "$OUT"
 }
 
@@ -85,21 +85,21 @@ test_judge_by_topic() {
 	[ -f "$log" ] || fail "no $log"
 	run_kit judge "$log" 6.12 --variant unpatched --title "boot 6.12 unpatched"
 	expect_rc 0 "judge of the unpatched 6.12 log as unpatched"
-	printf '%s\n' "$OUT" | grep -q '^    ok [0-9]* written_ro # XFAIL fails without khugepaged-ro-collapse' ||
+	grep -q '^    ok [0-9]* written_ro # XFAIL fails without khugepaged-ro-collapse' <<< "$OUT" ||
 		fail "ro_collapse.written_ro is not an XFAIL" "$OUT"
-	printf '%s\n' "$OUT" | grep -q '^    ok [0-9]* down_read_nosteal_waits_for_queued_writer # XFAIL fails without khugepaged-mmap-lock' ||
+	grep -q '^    ok [0-9]* down_read_nosteal_waits_for_queued_writer # XFAIL fails without khugepaged-mmap-lock' <<< "$OUT" ||
 		fail "the nosteal case is not an XFAIL" "$OUT"
 	run_kit judge "$log" 6.12 --variant patched
 	expect_rc 1 "judge of the unpatched 6.12 log as patched"
-	printf '%s\n' "$OUT" | grep -q '# ro_collapse.written_ro: got fail, expected pass (with khugepaged-ro-collapse' ||
+	grep -q '# ro_collapse.written_ro: got fail, expected pass (with khugepaged-ro-collapse' <<< "$OUT" ||
 		fail "the mismatch is not explained" "$OUT"
 	# only the mmap-lock topic present: the nosteal cases mismatch, the
 	# RO-collapse cases are still expected to fail
 	run_kit judge "$log" 6.12 --topics khugepaged-mmap-lock
 	expect_rc 1 "judge with --topics khugepaged-mmap-lock"
-	printf '%s\n' "$OUT" | grep -q 'nosteal_test.down_read_nosteal_waits_for_queued_writer: got fail, expected pass' ||
+	grep -q 'nosteal_test.down_read_nosteal_waits_for_queued_writer: got fail, expected pass' <<< "$OUT" ||
 		fail "nosteal case not judged with the mmap-lock topic" "$OUT"
-	printf '%s\n' "$OUT" | grep -q 'written_ro # XFAIL fails without khugepaged-ro-collapse' ||
+	grep -q 'written_ro # XFAIL fails without khugepaged-ro-collapse' <<< "$OUT" ||
 		fail "RO-collapse case not judged without its topic" "$OUT"
 	for v in without-khugepaged-ro-collapse without-khugepaged-mmap-lock; do
 		run_kit judge "$log" 6.12 --variant "$v"
@@ -115,7 +115,7 @@ test_patched_log_passes() {
 	expect_rc 0 "judge of the patched 6.12 log"
 	run_kit judge "$CANNED/boot-6.12-patched.log" 6.12 --variant unpatched
 	expect_rc 1 "judge of the patched 6.12 log as unpatched (unexpected passes)"
-	printf '%s\n' "$OUT" | grep -q 'UNEXPECTED PASS' || fail "no unexpected pass named" "$OUT"
+	grep -q 'UNEXPECTED PASS' <<< "$OUT" || fail "no unexpected pass named" "$OUT"
 }
 
 # every judged document parses, with the counts its summary line states
@@ -152,7 +152,7 @@ test_unit_runner_output_parses() {
 	grep -q '^not ok ' "$T/unit.ktap" || fail "no failing case in the runner output" "$out"
 	grep -q '^ok ' "$T/unit.ktap" || fail "no passing case in the runner output" "$out"
 	parses_with_own_counts "$T/unit.ktap"
-	grep -B1 '^not ok ' "$T/unit.ktap" | head -n1 | grep -q '^# ' || fail "no reason directly before the not ok line" "$out"
+	grep -B1 '^not ok ' "$T/unit.ktap" | sed -n 1p | grep -q '^# ' || fail "no reason directly before the not ok line" "$out"
 }
 
 # junit SUITE=FILE... -> $T/junit.xml
@@ -211,7 +211,7 @@ test_junit_invalid_is_rejected() {
 	cmp -s "$T/junit.xml" "$T/bad.xml" && fail "the edit did not drop tests="
 	run_kit xmllint --noout --schema "$XSD" "$T/bad.xml"
 	expect_rc 3 "xmllint of a <testsuite> without tests="
-	printf '%s\n' "$OUT" | grep -q "attribute 'tests' is required" || fail "xmllint did not name tests=" "$OUT"
+	grep -q "attribute 'tests' is required" <<< "$OUT" || fail "xmllint did not name tests=" "$OUT"
 }
 
 # a tree without kunit_junit.py (6.18): Debian's python3-junit.xml writes it
@@ -234,7 +234,7 @@ test_judge_no_expect_reports() {
 	need_kunit_parser
 	run_kit judge "$CANNED/boot-6.12-unpatched.log" 6.12 --no-expect
 	expect_rc 0 "judge --no-expect of the unpatched log"
-	printf '%s\n' "$OUT" | grep -qx '    not ok 2 written_ro' || fail "a failure is not reported as it is" "$OUT"
+	grep -qx '    not ok 2 written_ro' <<< "$OUT" || fail "a failure is not reported as it is" "$OUT"
 }
 
 # the figures the tests print, per test, from the guest's own log
@@ -242,6 +242,6 @@ test_metrics_from_guest_log() {
 	need_kunit_parser
 	run_kit "$KTAP" metrics "$CANNED/boot-6.12-patched.log"
 	expect_rc 0 "ktap.py metrics"
-	printf '%s\n' "$OUT" | grep -qxP 'collapse_contention\.collapse_under_contention\tcollapse_seconds\t2\.98\t' ||
+	grep -qxP 'collapse_contention\.collapse_under_contention\tcollapse_seconds\t2\.98\t' <<< "$OUT" ||
 		fail "collapse_seconds of collapse_contention not found" "$OUT"
 }

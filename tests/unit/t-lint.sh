@@ -15,10 +15,10 @@ broken() {
 test_no_signed_off_by() {
 	local f end
 	f=$(broken 0001-mm-ksm-simplify-break_ksm-to-not-rely-on-VM_FAULT_WR.patch '/^Signed-off-by:/d')
-	end=$(grep -n '^---$' "$f" | head -n1 | cut -d: -f1)
+	end=$(grep -n '^---$' "$f" | sed -n 1p | cut -d: -f1)
 	run_kit "$LINT" "$f"
 	expect_rc 1 "lint of a patch without Signed-off-by"
-	printf '%s\n' "$OUT" | grep -qxF "$f:$end: Signed-off-by: missing [signed-off-by]" ||
+	grep -qxF "$f:$end: Signed-off-by: missing [signed-off-by]" <<< "$OUT" ||
 		fail "no file:line message for the missing Signed-off-by" "$OUT"
 }
 
@@ -37,7 +37,7 @@ test_missing_deviation_note() {
 	f=$(broken 0003-mm-drop-all-references-of-writable-and-SCAN_PAGE_RO.patch '/^\[ mm-backport-kit: /,/ \]$/d')
 	run_kit "$LINT" "$f"
 	expect_rc 1 "lint of a backport without its note"
-	printf '%s\n' "$OUT" | grep -q "^$f:[0-9]*: the diff differs from the upstream patch: .*\[deviation-note\]$" ||
+	grep -q "^$f:[0-9]*: the diff differs from the upstream patch: .*\[deviation-note\]$" <<< "$OUT" ||
 		fail "missing note not caught" "$OUT"
 }
 
@@ -56,7 +56,7 @@ test_strict_check_reported() {
 	f=$(broken 0001-mm-ksm-simplify-break_ksm-to-not-rely-on-VM_FAULT_WR.patch "${n}s/^+[[:space:]]*/+\t\t\t\t/")
 	run_kit "$LINT" "$f"
 	expect_rc 1 "lint of a patch with a misaligned continuation line"
-	printf '%s\n' "$OUT" | grep -q "^$f:[0-9]*: CHECK:PARENTHESIS_ALIGNMENT: .*\[checkpatch\]$" ||
+	grep -q "^$f:[0-9]*: CHECK:PARENTHESIS_ALIGNMENT: .*\[checkpatch\]$" <<< "$OUT" ||
 		fail "the --strict CHECK was not reported" "$OUT"
 }
 

@@ -82,7 +82,7 @@ same_change() {
 	cmp -s "$2/$5" "$1/$5" && fail "test setup: $5 has no drift"
 	cmp -s <(undrift "$4/$5") "$3/$5" ||
 		fail "$5: the re-targeted result is not the clean apply plus the vendor lines:" \
-			"$(diff <(undrift "$4/$5") "$3/$5" | head -n 20)"
+			"$(diff <(undrift "$4/$5") "$3/$5" | sed -n 1,20p)"
 	grep -q 'trace_android_vh_' "$4/$5" || fail "$5: the vendor hooks are gone"
 }
 
@@ -104,7 +104,7 @@ vendor_case() {
 	FORCE=1 run_kit "$APPLY" apply "$d"
 	expect_rc 0 "apply on the drifted $b tree"
 	for n in "$@"; do
-		printf '%s\n' "$OUT" | grep -qE "^$n-[^ ]+ +re-targeted from cocci \(out/vendor-$b/$n-" ||
+		grep -qE "^$n-[^ ]+ +re-targeted from cocci \(out/vendor-$b/$n-" <<< "$OUT" ||
 			fail "$n not reported re-targeted" "$OUT"
 		grep -q "^\[ re-targeted from backports/$b/$n-" "$OUT_DIR"/vendor-$b/$n-*.patch ||
 			fail "no re-targeting note in out/vendor-$b/$n-*"
@@ -144,10 +144,10 @@ test_drifted_rwsem_fails_clearly() {
 	sum=$(tree_sum "$d")
 	FORCE=1 run_kit "$APPLY" apply "$d"
 	expect_rc 1 "apply with a drifted rwsem.c"
-	printf '%s\n' "$OUT" | grep -qE '^0002-[^ ]+ +re-targeted from cocci$' || fail "0002 not re-targeted first" "$OUT"
-	printf '%s\n' "$OUT" | grep -qE '^0006-[^ ]+ +failed: does not apply at fuzz 0 \(1 out of [0-9]+ hunks FAILED in kernel/locking/rwsem.c\) and no semantic patch covers it \(cocci/recipes\); rejects in ' ||
+	grep -qE '^0002-[^ ]+ +re-targeted from cocci$' <<< "$OUT" || fail "0002 not re-targeted first" "$OUT"
+	grep -qE '^0006-[^ ]+ +failed: does not apply at fuzz 0 \(1 out of [0-9]+ hunks FAILED in kernel/locking/rwsem.c\) and no semantic patch covers it \(cocci/recipes\); rejects in ' <<< "$OUT" ||
 		fail "no clear failure for 0006" "$OUT"
-	printf '%s\n' "$OUT" | grep -qE '^0007-[^ ]+ +not tried' || fail "0007 tried after 0006 failed" "$OUT"
+	grep -qE '^0007-[^ ]+ +not tried' <<< "$OUT" || fail "0007 tried after 0006 failed" "$OUT"
 	printf '%s\n' "$OUT" | tail -n1 | grep -q 'error: 0006-.* does not apply to .* at fuzz 0 (rejects in .*vendor-rwsem/rejects/0006-.*) and re-targeting failed (.*no semantic patch covers it.*); the tree is unchanged' ||
 		fail "last line is not the error" "$OUT"
 	ls "$OUT_DIR"/vendor-rwsem/rejects/0006-*/kernel/locking/rwsem.c.rej >/dev/null || fail "no rejects kept"
@@ -162,7 +162,7 @@ test_between_branches_uses_older_series() {
 	sum=$(tree_sum "$d")
 	run_kit "$APPLY" apply "$d"
 	expect_rc 0 "apply on a 6.6 tree"
-	printf '%s\n' "$OUT" | grep -q 'series: backports/6.1 (nearest older branch of 6.6.[0-9]*)' ||
+	grep -q 'series: backports/6.1 (nearest older branch of 6.6.[0-9]*)' <<< "$OUT" ||
 		fail "no series line" "$OUT"
 	[ "$(printf '%s\n' "$OUT" | grep -c ' applied$')" -eq 7 ] || fail "not 7 patches applied" "$OUT"
 	run_kit "$APPLY" unapply "$d"
@@ -178,8 +178,8 @@ test_between_branches_drifted() {
 	drift_tree "$d"
 	run_kit "$APPLY" apply "$d"
 	expect_rc 0 "apply on a drifted 6.6 tree"
-	printf '%s\n' "$OUT" | grep -q 'series: backports/6.1 (nearest older branch of 6.6' || fail "no series line" "$OUT"
-	printf '%s\n' "$OUT" | grep -qE '^0003-[^ ]+ +re-targeted from cocci \(out/vendor-6.6/' || fail "0003 not re-targeted" "$OUT"
+	grep -q 'series: backports/6.1 (nearest older branch of 6.6' <<< "$OUT" || fail "no series line" "$OUT"
+	grep -qE '^0003-[^ ]+ +re-targeted from cocci \(out/vendor-6.6/' <<< "$OUT" || fail "0003 not re-targeted" "$OUT"
 	"$KIT_DIR/scripts/detect.sh" "$d" | awk '$2 != "present" { bad = 1 } END { exit bad }' ||
 		fail "changes not present"
 }
@@ -221,7 +221,7 @@ test_retarget_refuses_other_changes() {
 	sum=$(tree_sum "$d")
 	FORCE=1 run_kit "$APPLY" apply "$d"
 	expect_rc 1 "apply with a look-alike vendor function"
-	printf '%s\n' "$OUT" | grep -qE '^0003-[^ ]+ +failed: .*re-targeting was refused: the result changes other code than backports/6.12/0003-[^:]*: .*vendor_x_probe' ||
+	grep -qE '^0003-[^ ]+ +failed: .*re-targeting was refused: the result changes other code than backports/6.12/0003-[^:]*: .*vendor_x_probe' <<< "$OUT" ||
 		fail "0003 not refused for touching vendor_x_probe()" "$OUT"
 	expect_sum "$d" "$sum" "refused re-targeting"
 }
