@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * collapse_contention - seed 001: khugepaged collapse under mmap_lock
+ * collapse_contention - mmap_lock series (topic khugepaged-mmap-lock): khugepaged collapse under mmap_lock
  * contention.
  *
  * One process maps NREG eligible 2 MiB regions first (top-down allocation

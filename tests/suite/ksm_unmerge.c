@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ksm_unmerge - seed 003 (break_ksm() without VM_FAULT_WRITE).
+ * ksm_unmerge - 58f595c66591 (topic ksm-break-ksm: break_ksm() without VM_FAULT_WRITE).
  *
  * NREG regions of NPG pages; page i has the same contents in every region.
  * Regions 0,1 stay PROT_READ|PROT_WRITE, regions 2,3 are written and then made

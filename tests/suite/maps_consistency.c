@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * maps_consistency - /proc/<pid>/maps and smaps_rollup readers against mmap
- * writers (seed 001 changes how the maps readers take mmap_lock).
+ * writers (the mmap_lock series changes how the maps readers take mmap_lock).
  *
  * NSTABLE one-page r-x VMAs separated by PROT_NONE pages live for the whole
  * test, among NFILL other small VMAs (so a maps read takes many read()

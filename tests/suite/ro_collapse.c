@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ro_collapse - seed 000: MADV_COLLAPSE of read-only anonymous memory.
+ * ro_collapse - MADV_COLLAPSE of read-only anonymous memory (topic
+ * khugepaged-ro-collapse: 62b98015d988, 473b73222f3d).
  *
  * THP runs in "madvise" mode and no region gets MADV_HUGEPAGE, so khugepaged
  * never scans this mm: MADV_COLLAPSE alone decides, and pages_collapsed must

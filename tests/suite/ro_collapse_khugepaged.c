@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ro_collapse_khugepaged - seed 000 through khugepaged (the only proof on
+ * ro_collapse_khugepaged - topic khugepaged-ro-collapse through khugepaged (the only proof on
  * 5.10, which has no MADV_COLLAPSE).
  *
  * khugepaged is tuned to scan continuously.  Regions are populated with
