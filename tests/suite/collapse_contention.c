@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * collapse_contention - mmap_lock series (topic khugepaged-mmap-lock): khugepaged collapse under mmap_lock
- * contention.
+ * collapse_contention - khugepaged collapse under mmap_lock contention
+ * (topic khugepaged-mmap-lock).
  *
  * One process maps NREG eligible 2 MiB regions first (top-down allocation
  * puts them above everything mapped later, so khugepaged's address-order walk
