@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # kbuild.sh SRC OBJ [make targets/args...] - build the kit's small test kernel.
 #
-# OBJ/.config is tinyconfig + configs/base.config + configs/debug.config (+ the
-# fragments named in KCONFIG_FRAGMENTS, space separated), produced in one
+# OBJ/.config is tinyconfig + configs/base.config + configs/debug.config (+
+# configs/<branch>.config if the tree's branch has one, + the fragments named
+# in KCONFIG_FRAGMENTS, space separated), produced in one
 # allnoconfig pass with KCONFIG_ALLCONFIG (what tinyconfig + merge_config.sh
 # do, without writing into SRC).  It is regenerated only when that input
 # changed; every "=y" of the fragments is then checked in OBJ/.config (a symbol
@@ -40,7 +41,9 @@ command -v ccache >/dev/null || die "ccache not installed (apt-get install ccach
 KCC="ccache gcc"
 JOBS=${JOBS:-$(nproc)}
 
-fragments="$KIT_DIR/configs/base.config $KIT_DIR/configs/debug.config ${KCONFIG_FRAGMENTS:-}"
+branch_config=$KIT_DIR/configs/$(tree_branch "$SRC").config
+[ -f "$branch_config" ] || branch_config=
+fragments="$KIT_DIR/configs/base.config $KIT_DIR/configs/debug.config $branch_config ${KCONFIG_FRAGMENTS:-}"
 for f in $fragments; do
 	[ -f "$f" ] || die "config fragment $f does not exist (KCONFIG_FRAGMENTS=${KCONFIG_FRAGMENTS:-})"
 done
@@ -64,7 +67,7 @@ allconfig_new=$OBJ/.kit-allconfig.new
 kconfig_has() {
 	grep -rqsE --include='Kconfig*' "^[[:space:]]*(menu)?config[[:space:]]+$1[[:space:]]*$" \
 		"$SRC/arch/x86" "$SRC/init" "$SRC/kernel" "$SRC/mm" "$SRC/lib" "$SRC/fs" \
-		"$SRC/drivers/tty" "$SRC/usr" "$SRC/security" "$SRC/Kconfig" 2>/dev/null
+		"$SRC/drivers/tty" "$SRC/usr" "$SRC/security" "$SRC/net" "$SRC/Kconfig" 2>/dev/null
 }
 
 verify_config() {

@@ -11,8 +11,11 @@ OUT_DIR=${MMBK_OUT:-$KIT_DIR/out}
 # branch  debian-suite       suite-kind  package
 BRANCH_TABLE="\
 5.10  bullseye           main      linux-source-5.10
+5.15  tarball            tarball   -
 6.1   bookworm-security  security  linux-source-6.1
+6.6   tarball            tarball   -
 6.12  bookworm-security  security  linux-source-6.12
+6.18  tarball            tarball   -
 7.2   sid                main      linux-source-7.2"
 
 SUPPORTED_BRANCHES=$(printf '%s\n' "$BRANCH_TABLE" | awk '{print $1}' | paste -sd' ')
