@@ -191,6 +191,7 @@ scratch_copy() {
 	kit_touched_files | while read -r f; do
 		[ -f "$dest.tmp/$f" ] || continue
 		cp -p "$src/$f" "$dest.tmp/$f.kit-copy"
+		chmod u+w "$dest.tmp/$f.kit-copy"	# the pristine tree may be read-only
 		mv -f "$dest.tmp/$f.kit-copy" "$dest.tmp/$f"
 	done
 	mv "$dest.tmp" "$dest"
