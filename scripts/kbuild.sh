@@ -84,7 +84,7 @@ allconfig_new=$OBJ/.kit-allconfig.new
 kconfig_has() {
 	grep -rqsE --include='Kconfig*' "^[[:space:]]*(menu)?config[[:space:]]+$1[[:space:]]*$" \
 		"$SRC/arch/x86" "$SRC/init" "$SRC/kernel" "$SRC/mm" "$SRC/lib" "$SRC/fs" \
-		"$SRC/drivers/tty" "$SRC/usr" "$SRC/security" "$SRC/Kconfig" 2>/dev/null
+		"$SRC/drivers/tty" "$SRC/usr" "$SRC/security" "$SRC/net" "$SRC/Kconfig" 2>/dev/null
 }
 
 verify_config() {

@@ -17,8 +17,11 @@ test_detect_per_branch() {
 		[ "$got" = " $want" ] || fail "$b: got$got, expected $want"
 	done <<-EOT
 	5.10 absent absent absent
+	5.15 absent absent absent
 	6.1 absent absent absent
+	6.6 present absent absent
 	6.12 present absent absent
+	6.18 present present present
 	7.2 present present present
 	EOT
 }

@@ -154,32 +154,32 @@ test_drifted_rwsem_fails_clearly() {
 	expect_sum "$d" "$sum" "failed re-targeting"
 }
 
-# a 6.6 tree (a 6.1 copy with PATCHLEVEL = 6) takes the 6.1 series
+# a 6.4 tree (a 6.1 copy with PATCHLEVEL = 4) takes the 6.1 series
 test_between_branches_uses_older_series() {
 	local d sum
-	d=$(fresh 6.1 linux-6.6)
-	set_patchlevel "$d" 6
+	d=$(fresh 6.1 linux-6.4)
+	set_patchlevel "$d" 4
 	sum=$(tree_sum "$d")
 	run_kit "$APPLY" apply "$d"
-	expect_rc 0 "apply on a 6.6 tree"
-	grep -q 'series: backports/6.1 (nearest older branch of 6.6.[0-9]*)' <<< "$OUT" ||
+	expect_rc 0 "apply on a 6.4 tree"
+	printf '%s\n' "$OUT" | grep -q 'series: backports/6.1 (nearest older branch of 6.4.[0-9]*)' ||
 		fail "no series line" "$OUT"
 	[ "$(printf '%s\n' "$OUT" | grep -c ' applied$')" -eq 7 ] || fail "not 7 patches applied" "$OUT"
 	run_kit "$APPLY" unapply "$d"
-	expect_rc 0 "unapply on a 6.6 tree"
-	expect_sum "$d" "$sum" "apply + unapply on 6.6"
+	expect_rc 0 "unapply on a 6.4 tree"
+	expect_sum "$d" "$sum" "apply + unapply on 6.4"
 }
 
 # the same with vendor drift: the nearest older series is re-targeted
 test_between_branches_drifted() {
 	local d
-	d=$(fresh 6.1 vendor-6.6)
-	set_patchlevel "$d" 6
+	d=$(fresh 6.1 vendor-6.4)
+	set_patchlevel "$d" 4
 	drift_tree "$d"
 	run_kit "$APPLY" apply "$d"
-	expect_rc 0 "apply on a drifted 6.6 tree"
-	grep -q 'series: backports/6.1 (nearest older branch of 6.6' <<< "$OUT" || fail "no series line" "$OUT"
-	grep -qE '^0003-[^ ]+ +re-targeted from cocci \(out/vendor-6.6/' <<< "$OUT" || fail "0003 not re-targeted" "$OUT"
+	expect_rc 0 "apply on a drifted 6.4 tree"
+	printf '%s\n' "$OUT" | grep -q 'series: backports/6.1 (nearest older branch of 6.4' || fail "no series line" "$OUT"
+	printf '%s\n' "$OUT" | grep -qE '^0003-[^ ]+ +re-targeted from cocci \(out/vendor-6.4/' || fail "0003 not re-targeted" "$OUT"
 	"$KIT_DIR/scripts/detect.sh" "$d" | awk '$2 != "present" { bad = 1 } END { exit bad }' ||
 		fail "changes not present"
 }
@@ -187,13 +187,13 @@ test_between_branches_drifted() {
 # between branches but without the code the kit changes: unsupported
 test_between_branches_without_the_code() {
 	local d sum
-	d=$(fresh 6.1 linux-6.6-nocode)
-	set_patchlevel "$d" 6
+	d=$(fresh 6.1 linux-6.4-nocode)
+	set_patchlevel "$d" 4
 	sed -i 's/\bbreak_ksm\b/vendor_unshare_ksm/g' "$d/mm/ksm.c"
 	sum=$(tree_sum "$d")
 	run_kit "$APPLY" apply "$d"
-	expect_one_line_error "Linux 6.6.[0-9]+, an unsupported branch \(mm/ksm.c:break_ksm not found\); supported branches: $SUPPORTED_BRANCHES"
-	expect_sum "$d" "$sum" "unsupported 6.6"
+	expect_one_line_error "Linux 6.4.[0-9]+, an unsupported branch \(mm/ksm.c:break_ksm not found\); supported branches: $SUPPORTED_BRANCHES"
+	expect_sum "$d" "$sum" "unsupported 6.4"
 }
 
 # retarget.sh alone on a tree the series applies to: everything as-is
