@@ -22,6 +22,13 @@ usage:
       the items that differ ("kind name" a line, added and removed included)
   reanchor.py items FILE
       the top-level items of FILE ("start-end kind name [ctx] #ordinal")
+  reanchor.py nearness TREE STATES PATCH...
+      how near TREE's code is to a branch's, for each PATCH of the branch
+      (STATES/PATCH/before and STATES/PATCH/after hold the files PATCH
+      changes, as the branch has them before and after it): "PATCH identical
+      total similarity" for the definitions PATCH changes that exist before
+      it: how many are identical in TREE, how many there are, and the sum of
+      their line similarities (difflib ratio, 0 for a missing one)
 
 Errors: one line "reanchor.py: error: FILE: <kind> <name>: <problem>", exit 1.
 """
@@ -556,6 +563,48 @@ def merge(base_text, theirs_text, ours_text, done_text=None, path="FILE"):
     return "\n".join(out), log
 
 
+def files_under(d):
+    out = []
+    for root, _, names in os.walk(d):
+        for n in names:
+            out.append(os.path.relpath(os.path.join(root, n), d))
+    return sorted(out)
+
+
+def nearness(tree, states, patches):
+    import difflib
+    cache = {}
+
+    def items(path):
+        if path not in cache:
+            cache[path] = parse(read(path), path)[0] if os.path.isfile(path) else None
+        return cache[path]
+
+    for patch in patches:
+        same = total = 0
+        ratio = 0.0
+        before_dir = os.path.join(states, patch, "before")
+        for f in files_under(before_dir):
+            before = items(os.path.join(before_dir, f))
+            after = items(os.path.join(states, patch, "after", f))
+            if before is None or after is None:
+                continue
+            changed, _, removed = diff_items(before, after)
+            target = items(os.path.join(tree, f))
+            for b in [b for b, _ in changed] + removed:
+                total += 1
+                try:
+                    t = find(target, b) if target is not None else None
+                except Failure:
+                    t = None
+                if t is None:
+                    continue
+                if t.text == b.text:
+                    same += 1
+                ratio += difflib.SequenceMatcher(None, b.text.split("\n"), t.text.split("\n")).ratio()
+        print("%s %d %d %.3f" % (patch, same, total, ratio))
+
+
 def read(path):
     with open(path, encoding="utf-8", errors="surrogateescape") as f:
         return f.read()
@@ -591,6 +640,8 @@ def main(argv):
                 {(b.kind, b.name) for b in removed}
             for kind, name in sorted(names):
                 print("%s %s" % (kind, name))
+        elif cmd == "nearness" and len(pos) >= 3:
+            nearness(pos[0], pos[1], pos[2:])
         elif cmd == "merge" and len(pos) == 3:
             label = opts.get("-o") or pos[2]
             done = read(opts["--done"]) if opts.get("--done") else None
