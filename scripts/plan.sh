@@ -170,7 +170,7 @@ group_of() {
 
 # choose NNNN... -> the branch the needed patches NNNN... come from, or nothing
 choose() {
-	local b names=() num best= best_score= s
+	local b names=() num best='' best_score='' s
 	for num in "$@"; do names+=("$(full_name "$num")"); done
 	for b in $SUPPORTED_BRANCHES; do
 		[ -d "$(pristine_dir "$b")" ] || continue
