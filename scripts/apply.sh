@@ -44,7 +44,7 @@ effective_series() {
 		read -r verdict why < <(printf '%s\n' "$detected" |
 			awk -v n="$name" '$1 == n { $1 = ""; print; found = 1 } END { if (!found) print "absent" }')
 		reason=$(not_applicable "$branch" "$name")
-		if [ "$verdict" = present ]; then
+		if [ "$verdict" = present ] && [ -z "$reason" ]; then
 			report "$name" "already upstream"
 		elif printf '%s\n' "$carried" | grep -qxF "$name"; then
 			[ -f "$KIT_DIR/backports/$branch/$name" ] ||
@@ -249,6 +249,7 @@ push_retargeted() {
 		status=$(awk -F'\t' -v n="$name" '$1 == n { print $2 }' "$dest/status")
 		case $status in
 		re-targeted*) report "$name" "re-targeted from cocci (out/${dest##*/}/$name)" ;;
+		re-anchored*) report "$name" "re-anchored (out/${dest##*/}/$name)" ;;
 		*) report "$name" "applied as-is" ;;
 		esac
 	done

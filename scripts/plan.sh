@@ -17,6 +17,7 @@
 # a branch qualifies only if it agrees with TREE on every "dep" row (see
 # scripts/plan.table). TREE is only read.
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 TABLE=$KIT_DIR/scripts/plan.table
@@ -97,7 +98,7 @@ evidence() {
 
 # branch_has BRANCH NAME: the branch carries NAME or has it upstream
 branch_has() {
-	series_patches "$(series_file "$1")" | grep -qxF "$2" ||
+	grep -qxF "$2" <(series_patches "$(series_file "$1")") ||
 		grep -qE "^# $2: already upstream" "$(series_file "$1")"
 }
 

@@ -13,6 +13,7 @@
 #              files of the branch patch as the branch tree has them before
 #              and after it (set_ref_states makes them)
 # cocci/recipes says which steps rebuild which patch; see its header.
+# shellcheck shell=bash
 
 SPATCH=${SPATCH:-spatch}
 COCCI_DIR=$KIT_DIR/cocci
@@ -46,12 +47,14 @@ has_recipe() {		# has_recipe PATCH
 	[ -n "$(recipe_steps "$1")" ]
 }
 
-# recipe_files PATCH -> the files PATCH's recipe edits (a "*" line: every
-# file of the branch patch RG_BPDIR/PATCH)
+# recipe_files PATCH [STEPS] -> the files PATCH's recipe (or STEPS, "file
+# step" lines) edits; a "*" line: every file of the branch patch
+# RG_BPDIR/PATCH
 recipe_files() {
-	recipe_steps "$1" | awk '{ print $1 }' | while read -r f; do
-		if [ "$f" = '*' ]; then patch_files "$RG_BPDIR/$1"; else echo "$f"; fi
-	done | LC_ALL=C sort -u
+	{ if [ $# -gt 1 ]; then printf '%s\n' "$2"; else recipe_steps "$1"; fi; } |
+		awk 'NF { print $1 }' | while read -r f; do
+			if [ "$f" = '*' ]; then patch_files "$RG_BPDIR/$1"; else echo "$f"; fi
+		done | LC_ALL=C sort -u
 }
 
 # recipe_kind PATCH -> "cocci" if the recipe has a semantic patch or text
@@ -113,7 +116,7 @@ reanchor_file() {
 # run_step FILE STEP: run one recipe step on $RG_TMP/tree/FILE, in place
 # ("reanchor" on "*": on every file of the branch patch)
 run_step() {
-	local f=$RG_TMP/tree/$1 step=$COCCI_DIR/$2 want got file
+	local f=$RG_TMP/tree/$1 step=$COCCI_DIR/$2 want got file optional
 	if [ "$2" = reanchor ]; then
 		[ -n "${RG_REF:-}" ] && [ -d "$RG_REF/before" ] || die "reanchor step without the branch states (RG_REF)"
 		if [ "$1" = '*' ]; then
@@ -123,6 +126,7 @@ run_step() {
 		fi
 		return 0
 	fi
+	case $2 in \?*) optional=1 step=$COCCI_DIR/${2#\?} ;; *) optional=0 ;; esac
 	[ -f "$step" ] || die "recipe step $2 not found in $COCCI_DIR"
 	cp "$f" "$RG_TMP/step.before"
 	case $step in
@@ -137,8 +141,10 @@ run_step() {
 		;;
 	*)	die "unknown step type: $2" ;;
 	esac
-	cmp -s "$RG_TMP/step.before" "$f" &&
+	if cmp -s "$RG_TMP/step.before" "$f"; then
+		[ "$optional" = 1 ] && return 0
 		die "$2 did not change $1 on $RG_LABEL: the code no longer has the expected shape"
+	fi
 	# a sed script may declare "# lines: -R +A" (lines removed/added):
 	# a partial match is an error, not a half-done edit
 	want=$(sed -n 's/^# lines: \(-[0-9]* +[0-9]*\)$/\1/p' "$step")
@@ -163,12 +169,14 @@ file_diff() {
 	return 0
 }
 
-# regen_body NAME: run NAME's recipe on $RG_TMP/tree; the diff goes to
-# $RG_TMP/body, the files as they were before to $RG_TMP/before
+# regen_body NAME [STEPS]: run NAME's recipe (or STEPS, "file step" lines)
+# on $RG_TMP/tree; the diff goes to $RG_TMP/body, the files as they were
+# before to $RG_TMP/before
 regen_body() {
-	local name=$1 files f step
+	local name=$1 steps files f step
+	steps=${2:-$(recipe_steps "$1")}
 	RG_PATCH=$RG_BPDIR/$name
-	files=$(recipe_files "$name")
+	files=$(recipe_files "$name" "$steps")
 	rm -rf "$RG_TMP/before"
 	: > "$RG_TMP/reanchor.all"
 	for f in $files; do
@@ -179,10 +187,11 @@ regen_body() {
 		cp "$RG_TMP/tree/$f" "$RG_TMP/before/$f"
 	done
 	while read -r f step; do
+		[ -n "$f" ] || continue
 		progress "$RG_LABEL: $name: $step on $f"
 		run_step "$f" "$step"
 	done <<EOF
-$(recipe_steps "$name")
+$steps
 EOF
 	for f in $files; do
 		file_diff "$f"
