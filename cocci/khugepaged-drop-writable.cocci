@@ -2,8 +2,9 @@
 /// Remove what is left of the "writable PTE" tracking in mm/khugepaged.c
 /// once SCAN_PAGE_RO is no longer produced: the SCAN_PAGE_RO enumerator,
 /// the `bool X = false;` local of __collapse_huge_page_isolate() and of
-/// the PMD scan that `if (pte_write(E)) X = true;` sets, those updates, and
-/// X as an argument of the two khugepaged tracepoints.
+/// the PMD scan that `if (pte_write(E)) X = true;` sets (or a vendor
+/// wrapper of pte_write()), those updates, and X as an argument of the two
+/// khugepaged tracepoints.
 ///
 /// Carries the C part of upstream 473b73222f3d ("mm: drop all references of
 /// writable and SCAN_PAGE_RO"); the TRACE_EVENT() side is a textual edit
@@ -19,8 +20,8 @@
 //  find, in both functions, the declaration, the update and the trace
 //  argument, and on no other use of the local (a vendor that reads it
 //  keeps its code unchanged). SCAN_PAGE_RO goes from the enum only once
-//  nothing else names it. Only the exact `if (pte_write(E)) X = true;`
-//  statement is removed, so the unrelated `if (!pte_write(pteval) &&
+//  nothing else names it. Only `if (E) X = true;` statements that set
+//  the local are removed, so the unrelated `if (!pte_write(pteval) &&
 //  PageSwapCache(page) && ...)` test of 5.10 stays. No macro file is
 //  needed for mm/khugepaged.c.
 // Options: --no-includes --include-headers
@@ -41,7 +42,7 @@ __collapse_huge_page_isolate(...)
   ...
   bool X = false;
   ...
-  if (pte_write(E))
+  if (E)
     X = true;
   ...
 }
@@ -70,7 +71,7 @@ __collapse_huge_page_isolate(...)
 (
   bool X@p = false;
 |
-  if (pte_write(E))
+  if (E)
     X@p = true;
 |
   trace_mm_collapse_huge_page_isolate(..., X@p, ...)
@@ -102,7 +103,7 @@ scan(...)
   ...
   bool X = false;
   ...
-  if (pte_write(E))
+  if (E)
     X = true;
   ...
 }
@@ -130,7 +131,7 @@ scan(...)
 (
   bool X@p = false;
 |
-  if (pte_write(E))
+  if (E)
     X@p = true;
 |
   trace_mm_khugepaged_scan_pmd(..., X@p, ...)
@@ -161,7 +162,7 @@ __collapse_huge_page_isolate(...)
 (
 - bool X = false;
 |
-- if (pte_write(E))
+- if (E)
 -   X = true;
 |
   trace_mm_collapse_huge_page_isolate(...,
@@ -182,7 +183,7 @@ scan(...)
 (
 - bool X = false;
 |
-- if (pte_write(E))
+- if (E)
 -   X = true;
 |
   trace_mm_khugepaged_scan_pmd(...,

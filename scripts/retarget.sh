@@ -29,7 +29,8 @@
 # --no-compile skips this, for quick tests only). Nothing is fuzzed.
 #
 # The result is the quilt directory out/<tree-name>/ (series, patches,
-# status: "<patch><TAB><status>" lines, rejects/). Each call replaces only
+# status: "<patch><TAB><status>" lines, times: "<patch><TAB><seconds>" of
+# this call, rejects/). Each call replaces only
 # the entries of its own patches, so callers may take one topic at a time;
 # the series stays in upstream order. Re-targeted patches carry a
 # "[ re-targeted from backports/<b>/<name> by mm-backport-kit: ... ]" note.
@@ -52,6 +53,7 @@ kernel/locking/rwbase_rt.c kernel/locking/rwsem.o"
 report() {	# report NAME STATUS
 	printf '%-64s %s\n' "$1" "$2" >&2
 	printf '%s\t%s\n' "$1" "$2" >> "$DEST/status.new"
+	printf '%s\t%s\n' "$1" "$(( $(date +%s) - STARTED ))" >> "$DEST/times.new"
 }
 
 # save_rejects NAME: the rejects of the branch patch on the current state
@@ -373,6 +375,7 @@ publish() {
 	} > "$DEST/status.tmp"
 	mv "$DEST/series.tmp" "$DEST/series"
 	mv "$DEST/status.tmp" "$DEST/status"
+	mv "$DEST/times.new" "$DEST/times"
 	rm -f "$DEST/series.new" "$DEST/status.new"
 }
 
@@ -414,9 +417,11 @@ main() {
 	mkdir -p "$DEST"
 	: > "$DEST/series.new"
 	: > "$DEST/status.new"
+	: > "$DEST/times.new"
 	for entry in "${LIST[@]}"; do
 		name=${entry%%:*}
 		rm -rf "${DEST:?}/rejects/$name" "${DEST:?}/$name"
+		STARTED=$(date +%s)
 		if [ $failed = 1 ]; then
 			report "$name" "not tried (an earlier patch failed)"
 			continue

@@ -12,6 +12,9 @@ usage:
                                    stdin) with the drift of CLASS taken out
                                    again, on stdout; PRISTINE is the tree the
                                    drift was made from (for moved functions)
+  drift.py same A B                exit 0 if files A and B have the same
+                                   top-level items, in any order (what a
+                                   moved definition leaves to compare)
   drift.py classes                 the classes of drift.table
 
 Errors: one line "drift.py: error: ...", exit 1.
@@ -85,14 +88,13 @@ def apply_op(text, op, args):
         if it is None or anchor is None:
             return None
         block = lines[it.start:it.end + 1]
-        # the item (and a blank line after it) go; they come back after the
-        # anchor, after a blank line if they had one before them
-        sep = [""] if it.gap else []
-        skip = 1 if it.gap and it.end + 1 < len(lines) and not lines[it.end + 1].strip() else 0
-        rest = lines[:it.start] + lines[it.end + 1 + skip:]
+        # the item and the blank lines before it go; they come back after
+        # the anchor
+        gap = len(it.gap)
+        rest = lines[:it.start - gap] + lines[it.end + 1:]
         anchor2 = item_range("\n".join(rest), args[1])
         at = anchor2.end + 1
-        return "\n".join(rest[:at] + sep + block + rest[at:])
+        return "\n".join(rest[:at] + it.gap + block + rest[at:])
     rng = first_function(text, args[0])
     if rng is None:
         return None
@@ -145,13 +147,11 @@ def undo_op(text, op, args, pristine):
         items, _ = reanchor.parse(pristine)
         orig = item_range(pristine, args[0])
         prev = items[[x.start for x in items].index(orig.start) - 1]
-        sep = [""] if orig.gap else []
         block = lines[it.start:it.end + 1]
-        skip = 1 if sep and it.start > 0 and not lines[it.start - 1].strip() else 0
-        rest = lines[:it.start - skip] + lines[it.end + 1:]
+        rest = lines[:it.start - len(it.gap)] + lines[it.end + 1:]
         back = reanchor.find(reanchor.parse("\n".join(rest))[0], prev)
         at = back.end + 1
-        return "\n".join(rest[:at] + sep + block + rest[at:])
+        return "\n".join(rest[:at] + orig.gap + block + rest[at:])
     rng = first_function(text, args[0])
     if rng is None:
         return text
@@ -195,6 +195,14 @@ def main(argv):
                     seen.append(c)
         print("\n".join(seen))
         return 0
+    if len(argv) == 4 and argv[1] == "same":
+        a = sorted((x.kind, x.name, x.text) for x in reanchor.parse(read(argv[2]))[0])
+        b = sorted((x.kind, x.name, x.text) for x in reanchor.parse(read(argv[3]))[0])
+        if a == b:
+            return 0
+        diff = [x for x in a if x not in b] + [x for x in b if x not in a]
+        print("%s %s differs" % (diff[0][0], diff[0][1]))
+        return 1
     if len(argv) == 4 and argv[1] == "apply":
         cls, tree = argv[2], argv[3]
         changed = []
