@@ -30,9 +30,11 @@
 #
 # The result is the quilt directory out/<tree-name>/ (series, patches,
 # status: "<patch><TAB><status>" lines, times: "<patch><TAB><seconds>" of
-# this call, rejects/). Each call replaces only
-# the entries of its own patches, so callers may take one topic at a time;
-# the series stays in upstream order. Re-targeted patches carry a
+# this call, rejects/). A call with PATCH... replaces only the entries of
+# its own patches, so callers may take one topic at a time (the series stays
+# in upstream order; a failing patch stops only the patches after it in the
+# same call); a call without PATCH starts out/<tree-name>/ afresh.
+# Re-targeted patches carry a
 # "[ re-targeted from backports/<b>/<name> by mm-backport-kit: ... ]" note.
 #
 # Exit codes: 0 every patch landed (or is already upstream), 1 otherwise.
@@ -408,7 +410,9 @@ main() {
 	if [ $# -gt 0 ]; then
 		for name in "$@"; do LIST+=("$name:$BRANCH"); done
 	else
+		# the whole plan: out/<tree-name>/ starts afresh
 		mapfile -t LIST < <(plan_list "$BRANCH")
+		rm -rf "$DEST"
 	fi
 	for entry in "${LIST[@]}"; do
 		[ -d "$(pristine_dir "${entry#*:}")" ] ||
