@@ -80,3 +80,66 @@ test_android_gki_6_1_rwsem() {
 		cmp -s "$d/$f" "$clean/$f" || fail "$f differs from the clean result"
 	done
 }
+
+# reanchor.py on small files: BASE (the branch before), THEIRS (after),
+# OURS (the target); ra_merge runs it into $T/ra.out, status in RC
+ra_merge() {
+	rm -f "$T/ra.out"
+	RC=0
+	OUT=$("$KIT_DIR/scripts/reanchor.py" merge "$T/ra.base" "$T/ra.theirs" "$T/ra.ours" -o "$T/ra.out" 2>&1) || RC=$?
+}
+
+ra_base() {
+	# (a here-document would lose the code's tabs)
+	printf '%s\n' '/* a file under test */' '#include <linux/x.h>' '' \
+		'static int helper(int a)' '{' '	return a + 1;' '}' '' \
+		'#ifndef CONFIG_RT' 'static int work(int a)' '{' '	int b = 0;' '' \
+		'	b = helper(a);' '	return b;' '}' '#else' 'static int work(int a)' '{' \
+		'	return a;' '}' '#endif' '' 'int api(int a)' '{' '	return work(a);' '}' \
+		'EXPORT_SYMBOL(api);' > "$T/ra.base"
+	# the patch: a line in work() (non-RT one only), a new function after
+	# api()'s EXPORT_SYMBOL
+	sed -e 's/^	b = helper(a);$/	b = helper(a) * 2;/' "$T/ra.base" > "$T/ra.theirs"
+	printf '\n%s\n{\n\t%s\n}\n%s\n' 'int api_twice(int a)' 'return api(api(a));' 'EXPORT_SYMBOL(api_twice);' >> "$T/ra.theirs"
+}
+
+# a moved function and drift elsewhere in the changed function merge
+# cleanly; the #else twin of work() is left alone; the new function follows
+# its anchor wherever that is
+test_reanchor_moved_and_drifted() {
+	ra_base
+	# target: api() moved above work(), a vendor line in work() away from
+	# the changed line
+	awk 'BEGIN { api = "int api(int a)\n{\n\treturn work(a);\n}\nEXPORT_SYMBOL(api);\n" }
+	     /^#ifndef CONFIG_RT$/ { printf "%s\n", api }
+	     /^int api\(int a\)$/ { skip = 5 } skip { skip--; next } { print }' "$T/ra.base" |
+		sed 's/^	int b = 0;$/&\n	int vendor = 1;/' > "$T/ra.ours"
+	grep -q 'int vendor = 1;' "$T/ra.ours" || fail "test setup"
+	ra_merge
+	expect_rc 0 "reanchor merge"
+	grep -q '^	b = helper(a) \* 2;$' "$T/ra.out" || fail "the change did not land" "$(cat "$T/ra.out")"
+	grep -q '^	int vendor = 1;$' "$T/ra.out" || fail "the vendor line is gone"
+	[ "$(grep -c 'helper(a) \* 2' "$T/ra.out")" -eq 1 ] || fail "changed more than one work()"
+	awk '/^EXPORT_SYMBOL\(api\);$/ { getline; getline; print; exit }' "$T/ra.out" | grep -qx 'int api_twice(int a)' ||
+		fail "api_twice() not after its anchor" "$(cat "$T/ra.out")"
+}
+
+# drift in the very line the patch changes: a conflict naming the definition
+test_reanchor_conflict_names_the_definition() {
+	ra_base
+	sed 's/^	b = helper(a);$/	b = vendor_helper(a);/' "$T/ra.base" > "$T/ra.ours"
+	ra_merge
+	expect_rc 1 "reanchor merge with a conflict"
+	expect_one_line_error "reanchor.py: error: .*function work: the target's version conflicts with the change"
+	[ ! -e "$T/ra.out" ] || fail "a result was written"
+}
+
+# the anchor of a new definition missing from the target: a failure
+test_reanchor_missing_anchor() {
+	ra_base
+	sed '/^EXPORT_SYMBOL(api);$/d' "$T/ra.base" > "$T/ra.ours"
+	rm -f "$T/ra.out"
+	ra_merge
+	expect_rc 1 "reanchor merge without the anchor"
+	expect_one_line_error "function api_twice: its anchor macro-call EXPORT_SYMBOL\(api\) is not in the target"
+}
