@@ -30,7 +30,8 @@ usage:
       it: how many are identical in TREE, how many there are, and the sum of
       their line similarities (difflib ratio, 0 for a missing one)
 
-Errors: one line "reanchor.py: error: FILE: <kind> <name>: <problem>", exit 1.
+Errors: one line "reanchor.py: error: FILE: <kind> <name>: <problem>; <fix>",
+exit 1.
 """
 
 import os
@@ -656,7 +657,9 @@ def main(argv):
         else:
             die("bad arguments for '%s'; see the usage in %s" % (cmd, argv[0]))
     except Failure as e:
-        die(str(e))
+        where = pos[2] if cmd == "merge" and len(pos) == 3 else (pos[0] if pos else "")
+        die("%s: %s; carry this definition with a semantic patch (cocci/recipes) or by hand"
+            % (where, e))
     except OSError as e:
         die("%s: %s" % (e.filename, e.strerror))
     return 0

@@ -108,7 +108,7 @@ reanchor_file() {
 	out=$RG_TMP/reanchor.out
 	"$REANCHOR" merge "$RG_REF/before/$f" "$RG_REF/after/$f" "$RG_TMP/tree/$f" \
 		--done "$RG_TMP/before/$f" -o "$out" 2>"$RG_TMP/reanchor.log" ||
-		die "$(sed -n 's/^reanchor.py: error: /reanchor: /p' "$RG_TMP/reanchor.log" | head -n1) in $f"
+		die "$(sed -n 's/^reanchor.py: error: [^:]*: \([^;]*\);.*/reanchor: \1/p' "$RG_TMP/reanchor.log" | head -n1) in $f"
 	sed "s|^|reanchor: $f: |" "$RG_TMP/reanchor.log" >> "$RG_TMP/reanchor.all"
 	cp "$out" "$RG_TMP/tree/$f"
 }
