@@ -16,9 +16,8 @@
 //  expression E names the mm there (a vendor may write it differently);
 //  the lock must have been dropped there, as it cannot be taken twice.
 //  Also matches show_smaps_rollup() of 5.10 .. 6.12, which the kit leaves
-//  alone to stay in
-//  line with mainline (there the relock goes through lock_ctx_mm()); run it
-//  on the files you mean to convert (the kit's recipe for 0007 runs it on
+//  alone to stay in line with mainline (there the relock goes through
+//  lock_ctx_mm()); run it on the files you mean to convert (the kit's recipe for 0007 runs it on
 //  kernel/bpf/task_iter.c only). Requires the nosteal wrappers of
 //  include/linux/mmap_lock.h (patches/0006-*, 0007-*), which
 //  scripts/retarget.sh re-anchors. show_smaps_rollup() of 6.12+ parses only
