@@ -85,8 +85,7 @@ test_android_gki_6_1_rwsem() {
 # OURS (the target); ra_merge runs it into $T/ra.out, status in RC
 ra_merge() {
 	rm -f "$T/ra.out"
-	RC=0
-	OUT=$("$KIT_DIR/scripts/reanchor.py" merge "$T/ra.base" "$T/ra.theirs" "$T/ra.ours" -o "$T/ra.out" 2>&1) || RC=$?
+	run_kit "$KIT_DIR/scripts/reanchor.py" merge "$T/ra.base" "$T/ra.theirs" "$T/ra.ours" -o "$T/ra.out"
 }
 
 ra_base() {
