@@ -70,11 +70,13 @@ def item_range(text, name, kinds=("function", "decl")):
 
 
 def rename_code(body, old, new):
-    """BODY with the identifier OLD renamed NEW in code (not in comments or
-    strings)"""
+    """BODY with the identifier OLD renamed NEW in code (not in comments,
+    strings or struct/union/enum tags)"""
     masked = reanchor.mask(body)
     out, last = [], 0
     for m in re.finditer(r"\b%s\b" % re.escape(old), masked):
+        if re.search(r"\b(struct|union|enum)\s+$", masked[:m.start()]):
+            continue        # a tag, not the identifier
         out.append(body[last:m.start()])
         out.append(new)
         last = m.end()
