@@ -93,7 +93,10 @@ def apply_op(text, op, args):
     """TEXT with one operation applied; None if the tree lacks its target"""
     lines = text.split("\n")
     if op == "define":
-        last = max((i for i, l in enumerate(lines) if l.startswith("#include")), default=None)
+        # after the last #include before the first function (rwsem.c has
+        # another one, of rwbase_rt.c, far below)
+        first = next((it.start for it in reanchor.parse(text)[0] if it.kind == "function"), len(lines))
+        last = max((i for i, l in enumerate(lines[:first]) if l.startswith("#include")), default=None)
         if last is None:
             return None
         return "\n".join(lines[:last + 1] + [unescape(args[0])] + lines[last + 1:])
