@@ -9,30 +9,75 @@
 /// branch (5.10: no cc->is_khugepaged) and is kept as it is.
 //
 // Confidence: High
-// Comments: Matches only the exact `if (...!writable) { result =
-//  SCAN_PAGE_RO; } else S` shapes of 5.10 .. 6.12; 5.10 has no
-//  madvise_collapse(), so the switch rule does not match there.
-//  Leaves `writable` itself alone: see khugepaged-drop-writable.cocci.
-// Options: --no-includes --include-headers --macro-file cocci/macros.h
+// Comments: The "writable" local and the result variable are bound from
+//  the code, with or without unlikely(), and any
+//  statements may come before or after the test. The PMD scan is
+//  khugepaged_scan_pmd() (5.10) or hpage_collapse_scan_pmd() (5.15 ..
+//  6.12). Both functions change or neither (no half result): the rules
+//  that change code depend on the rules that find the test in both, and
+//  the `case SCAN_PAGE_RO:` label goes only once both tests went (5.10 has
+//  no madvise_collapse(), so that rule does not match there). Leaves
+//  `writable` itself alone: see khugepaged-drop-writable.cocci. No macro
+//  file is needed for mm/khugepaged.c.
+// Options: --no-includes --include-headers
 
 virtual patch
 virtual context
+virtual org
 virtual report
 
-@ro depends on patch@
-symbol writable, result;
+@has_iso@
+identifier w, res;
 statement S;
 @@
 
-(
-- if (unlikely(!writable)) { result = SCAN_PAGE_RO; } else
-  S
-|
-- if (!writable) { result = SCAN_PAGE_RO; } else
-  S
-)
+__collapse_huge_page_isolate(...)
+{
+  <+...
+  if (\(unlikely(!w)\|!w\)) { res = SCAN_PAGE_RO; } else S
+  ...+>
+}
 
-@ro_case depends on patch@
+@has_scan@
+identifier scan =~ "^(khugepaged|hpage_collapse)_scan_pmd$";
+identifier w, res;
+statement S;
+@@
+
+scan(...)
+{
+  <+...
+  if (\(unlikely(!w)\|!w\)) { res = SCAN_PAGE_RO; } else S
+  ...+>
+}
+
+@iso depends on patch && has_iso && has_scan@
+identifier has_iso.w, has_iso.res;
+statement S;
+@@
+
+__collapse_huge_page_isolate(...)
+{
+  <...
+- if (\(unlikely(!w)\|!w\)) { res = SCAN_PAGE_RO; } else
+  S
+  ...>
+}
+
+@scan depends on patch && has_iso && has_scan@
+identifier has_scan.scan, has_scan.w, has_scan.res;
+statement S;
+@@
+
+scan(...)
+{
+  <...
+- if (\(unlikely(!w)\|!w\)) { res = SCAN_PAGE_RO; } else
+  S
+  ...>
+}
+
+@ro_case depends on patch && iso && scan@
 expression E;
 @@
 
@@ -47,11 +92,17 @@ case ...: ...
 
 * SCAN_PAGE_RO
 
-@ro_rep depends on report@
+@ro_rep depends on org || report@
 position p;
 @@
 
   SCAN_PAGE_RO@p
+
+@script:python depends on org@
+p << ro_rep.p;
+@@
+
+coccilib.org.print_todo(p[0], "SCAN_PAGE_RO is still produced or handled (upstream 62b98015d988)")
 
 @script:python depends on report@
 p << ro_rep.p;

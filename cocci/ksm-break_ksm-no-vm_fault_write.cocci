@@ -9,49 +9,99 @@
 /// Coccinelle does not transform comments.
 //
 // Confidence: High
-// Comments: spatch 1.1.1 rejects do { } while (E) patterns, so the loop is
-//  edited from the inside: the body is matched from cond_resched() to
-//  put_page() and the loop condition with an expression-level rule.
-//  Only trees whose break_ksm() still uses follow_page()/PageKsm()
-//  (5.10, 6.1) match; 6.2+ already carry the change.
-// Options: --no-includes --include-headers --macro-file cocci/macros.h
+// Comments: The page and fault-result locals are bound from the code, the
+//  statements around the matched ones are free (vendor hooks, #ifdef
+//  blocks), the page may be released with put_page() or put_user_page(),
+//  and handle_mm_fault() keeps whatever arguments the tree passes. Only
+//  the body of the loop is edited (spatch 1.1.1 rejects do { } while (E)
+//  patterns): it is matched as the block that holds the PageKsm() test;
+//  the loop condition is edited by an expression-level rule. Both edits
+//  happen or neither: the rules that change code depend on the rules that
+//  find both shapes. Only trees whose break_ksm() still uses PageKsm()
+//  and VM_FAULT_WRITE (5.10, 6.1 and their vendor forks) match; 6.2+
+//  already carry the change. No macro file is needed for mm/ksm.c.
+// Options: --no-includes --include-headers
 
 virtual patch
 virtual context
+virtual org
 virtual report
 
-@body depends on patch@
-symbol ret, ksm_page, true, false;
-identifier page;
-expression vma, addr, flags, foll;
+// the loop body with the fault under PageKsm() and the fake VM_FAULT_WRITE
+@has_body@
+identifier page, ret;
+expression list args;
 @@
 
-+	bool ksm_page = false;
-+
-	cond_resched();
-	page = follow_page(vma, addr, foll);
-	if (IS_ERR_OR_NULL(page))
-		break;
-	if (PageKsm(page))
--		ret = handle_mm_fault(vma, addr, flags, NULL);
--	else
--		ret = VM_FAULT_WRITE;
-+		ksm_page = true;
-	put_page(page);
-+
-+	if (!ksm_page)
-+		return 0;
-+	ret = handle_mm_fault(vma, addr, flags, NULL);
+break_ksm(...)
+{
+  <+...
+  if (PageKsm(page))
+    ret = handle_mm_fault(args);
+  else
+    ret = VM_FAULT_WRITE;
+  ...+>
+}
 
-@cond depends on patch && body@
-symbol ret;
+// the loop condition that waits for VM_FAULT_WRITE
+@has_cond@
+identifier has_body.ret;
+expression E;
+@@
+
+break_ksm(...)
+{
+  <+...
+  ret & (<+... VM_FAULT_WRITE | E ...+>)
+  ...+>
+}
+
+@body depends on patch && has_body && has_cond@
+identifier has_body.page, has_body.ret;
+expression list has_body.args;
+symbol ksm_page, true, false;
 @@
 
 break_ksm(...)
 {
   <...
-- !(ret & (VM_FAULT_WRITE | VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV | VM_FAULT_OOM))
-+ !(ret & (VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV | VM_FAULT_OOM))
+  {
++	bool ksm_page = false;
++
+  ...
+  if (PageKsm(page))
+-   ret = handle_mm_fault(args);
+- else
+-   ret = VM_FAULT_WRITE;
++   ksm_page = true;
+  ...
+(
+  put_page(page);
++
++	if (!ksm_page)
++		return 0;
++	ret = handle_mm_fault(args);
+|
+  put_user_page(page);
++
++	if (!ksm_page)
++		return 0;
++	ret = handle_mm_fault(args);
+)
+  ...
+  }
+  ...>
+}
+
+@cond depends on patch && body@
+expression E;
+@@
+
+break_ksm(...)
+{
+  <...
+- VM_FAULT_WRITE | E
++ E
   ...>
 }
 
@@ -65,7 +115,7 @@ break_ksm(...)
   ...>
 }
 
-@k_rep depends on report@
+@k_rep depends on org || report@
 position p;
 @@
 
@@ -75,6 +125,12 @@ break_ksm(...)
   VM_FAULT_WRITE@p
   ...>
 }
+
+@script:python depends on org@
+p << k_rep.p;
+@@
+
+coccilib.org.print_todo(p[0], "VM_FAULT_WRITE used (break_ksm: upstream 58f595c66591)")
 
 @script:python depends on report@
 p << k_rep.p;

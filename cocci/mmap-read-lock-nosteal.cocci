@@ -11,14 +11,19 @@
 /// shape and is written by hand.
 //
 // Confidence: High
-// Comments: Matches any mmap_read_lock[_killable](mm) inside the body of an
-//  `if (mmap_lock_is_contended(mm))` (with or without else); the lock must
-//  have been dropped there, as it cannot be taken twice. Also matches
-//  show_smaps_rollup() of 5.10 .. 6.12, which the kit leaves alone to stay in
-//  line with mainline (there the relock goes through lock_ctx_mm()); run it
-//  on the files you mean to convert. Requires the nosteal wrappers of
-//  include/linux/mmap_lock.h (patches/0006-*, 0007-*).
-// Options: --no-includes --include-headers --macro-file cocci/macros.h
+// Comments: Matches any mmap_read_lock[_killable](E) inside the body of an
+//  `if (mmap_lock_is_contended(mm))` (with or without else), whatever
+//  expression E names the mm there (a vendor may write it differently);
+//  the lock must have been dropped there, as it cannot be taken twice.
+//  Also matches show_smaps_rollup() of 5.10 .. 6.12, which the kit leaves
+//  alone to stay in line with mainline (there the relock goes through
+//  lock_ctx_mm()); run it on the files you mean to convert (the kit's recipe for 0007 runs it on
+//  kernel/bpf/task_iter.c only). Requires the nosteal wrappers of
+//  include/linux/mmap_lock.h (patches/0006-*, 0007-*), which
+//  scripts/retarget.sh re-anchors. show_smaps_rollup() of 6.12+ parses only
+//  with the kit's macro file (`} for_each_vma(vmi, vma);`): pass it with
+//  SPFLAGS (see cocci/README).
+// Options: --no-includes --include-headers
 
 virtual patch
 virtual context
@@ -26,18 +31,18 @@ virtual org
 virtual report
 
 @depends on patch@
-expression mm;
+expression mm, E;
 statement S;
 @@
 (
 if (mmap_lock_is_contended(mm)) {
   <...
 (
-- mmap_read_lock_killable(mm)
-+ mmap_read_lock_killable_nosteal(mm)
+- mmap_read_lock_killable(E)
++ mmap_read_lock_killable_nosteal(E)
 |
-- mmap_read_lock(mm)
-+ mmap_read_lock_nosteal(mm)
+- mmap_read_lock(E)
++ mmap_read_lock_nosteal(E)
 )
   ...>
 }
@@ -45,27 +50,27 @@ if (mmap_lock_is_contended(mm)) {
 if (mmap_lock_is_contended(mm)) {
   <...
 (
-- mmap_read_lock_killable(mm)
-+ mmap_read_lock_killable_nosteal(mm)
+- mmap_read_lock_killable(E)
++ mmap_read_lock_killable_nosteal(E)
 |
-- mmap_read_lock(mm)
-+ mmap_read_lock_nosteal(mm)
+- mmap_read_lock(E)
++ mmap_read_lock_nosteal(E)
 )
   ...>
 } else S
 )
 
 @depends on context@
-expression mm;
+expression mm, E;
 statement S;
 @@
 (
 if (mmap_lock_is_contended(mm)) {
   <...
 (
-* mmap_read_lock_killable(mm)
+* mmap_read_lock_killable(E)
 |
-* mmap_read_lock(mm)
+* mmap_read_lock(E)
 )
   ...>
 }
@@ -73,16 +78,16 @@ if (mmap_lock_is_contended(mm)) {
 if (mmap_lock_is_contended(mm)) {
   <...
 (
-* mmap_read_lock_killable(mm)
+* mmap_read_lock_killable(E)
 |
-* mmap_read_lock(mm)
+* mmap_read_lock(E)
 )
   ...>
 } else S
 )
 
 @r depends on org || report@
-expression mm;
+expression mm, E;
 statement S;
 position p;
 @@
@@ -90,9 +95,9 @@ position p;
 if (mmap_lock_is_contended(mm)) {
   <...
 (
-  mmap_read_lock_killable@p(mm)
+  mmap_read_lock_killable@p(E)
 |
-  mmap_read_lock@p(mm)
+  mmap_read_lock@p(E)
 )
   ...>
 }
@@ -100,9 +105,9 @@ if (mmap_lock_is_contended(mm)) {
 if (mmap_lock_is_contended(mm)) {
   <...
 (
-  mmap_read_lock_killable@p(mm)
+  mmap_read_lock_killable@p(E)
 |
-  mmap_read_lock@p(mm)
+  mmap_read_lock@p(E)
 )
   ...>
 } else S

@@ -10,9 +10,11 @@ set -eu
 TABLE=$DATA_DIR/backports/detect.table
 
 # function_body FILE NAME -> lines of the definition of C function NAME
+# (NAME may list alternatives, "a|b", for a function renamed upstream)
 function_body() {
 	awk -v name="$2" '
-		!inside && $0 ~ "^[a-zA-Z].*[ *]" name "\\(" && $0 !~ /;[ \t]*$/ { inside = 1 }
+		!inside && ($0 ~ "^(" name ")\\(" || $0 ~ "^[a-zA-Z].*[ *](" name ")\\(") &&
+		    $0 !~ /;[ \t]*$/ { inside = 1 }
 		inside { print }
 		inside && /^}/ { exit }
 	' "$1"

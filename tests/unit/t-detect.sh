@@ -67,3 +67,93 @@ test_unknown_when_code_missing() {
 	printf 'int main_ksm;\n' > "$d/mm/ksm.c"; : > "$d/mm/khugepaged.c"
 	[ "$(detected "$d" 0001)" = unknown ] || fail "missing break_ksm not reported as unknown"
 }
+
+# detected_all TREE -> "NNNN verdict" for every patch
+detected_all() {
+	"$DETECT" "$1" | awk '{ print substr($1, 1, 4), $2 }' | paste -sd' '
+}
+
+# the mmap_lock series (0004-0008) on the unpatched trees: absent, except
+# 0004 where khugepaged still has its own slot struct (6.1, 6.12: the
+# revert's result is there) and 0007 where the BPF task_vma iterator it
+# converts does not exist (5.10)
+test_detect_mmap_lock_series_unpatched() {
+	local b want got
+	while read -r b want; do
+		got=$(detected_all "$(pristine_dir "$b")" | cut -d' ' -f7-)
+		[ "$got" = "$want" ] || fail "$b: got '$got', expected '$want'"
+	done <<-EOT
+	5.10 0004 absent 0005 absent 0006 absent 0007 unknown 0008 absent
+	6.1 0004 present 0005 absent 0006 absent 0007 absent 0008 absent
+	6.12 0004 present 0005 absent 0006 absent 0007 absent 0008 absent
+	7.2 0004 absent 0005 absent 0006 absent 0007 absent 0008 absent
+	EOT
+}
+
+# every patch a branch carries is found once the branch series is applied
+test_detect_mmap_lock_series_patched() {
+	local b d name
+	for b in $SUPPORTED_BRANCHES; do
+		d=$(fresh "$b" "detect-patched-$b")
+		for name in $(series_patches "$(series_file "$b")"); do
+			patch -d "$d" -p1 -F0 -s < "$KIT_DIR/backports/$b/$name" || fail "$b: patch $name"
+		done
+		for name in $(series_patches "$(series_file "$b")"); do
+			[ "$(detected "$d" "${name%%-*}")" = present ] || fail "$b: ${name%%-*} not recognised after the series"
+		done
+	done
+}
+
+# another form of the same change (other names for the helpers, the
+# counter, the flag and the saved address) is recognised too
+test_detect_other_form_of_the_series() {
+	local d f
+	d=$(fresh 6.12 detect-other-form)
+	for f in $(series_patches "$(series_file 6.12)"); do
+		patch -d "$d" -p1 -F0 -s < "$KIT_DIR/backports/6.12/$f" || fail "patch $f"
+	done
+	sed -i -e 's/khugepaged_scan_skip_vma/khugepaged_skip_vma/g' -e 's/khugepaged_scan_relock/khugepaged_yield_mmap_lock/g' \
+	    -e 's/\bnr_skipped\b/skipped/g' -e 's/\bcontended\b/trylock_failed/g' \
+	    -e 's/mm_slot->address\b/mm_slot->resume_addr/g' -e 's/next->address\b/next->resume_addr/g' \
+	    -e 's/^\tunsigned long address;$/\tunsigned long resume_addr;/' "$d/mm/khugepaged.c"
+	grep -q resume_addr "$d/mm/khugepaged.c" && grep -q khugepaged_yield_mmap_lock "$d/mm/khugepaged.c" ||
+		fail "test setup: the other form was not made"
+	for f in 0005 0008; do
+		[ "$(detected "$d" $f)" = present ] || fail "$f not recognised in its other form"
+	done
+	# and taking the resume cursor out again is noticed
+	sed -i 's/khugepaged_scan.address = mm_slot->resume_addr;/khugepaged_scan.address = 0;/; s/khugepaged_scan.address = next->resume_addr;/khugepaged_scan.address = 0;/' "$d/mm/khugepaged.c"
+	[ "$(detected "$d" 0005)" = absent ] || fail "0005 still recognised without the resume cursor"
+}
+
+# a tree without the code a patch changes: unknown
+test_detect_unknown_without_the_code() {
+	local d
+	d=$(fresh 6.12 detect-nocode-series)
+	sed -i 's/\btask_vma_seq_get_next\b/vendor_vma_walk/g' "$d/kernel/bpf/task_iter.c"
+	sed -i 's/\brwsem_down_read_slowpath\b/vendor_read_slowpath/g' "$d/kernel/locking/rwsem.c"
+	[ "$(detected "$d" 0007)" = unknown ] || fail "0007 not unknown without task_vma_seq_get_next"
+	[ "$(detected "$d" 0006)" = unknown ] || fail "0006 not unknown without rwsem_down_read_slowpath"
+}
+
+# plan.sh decides from the code: a 7.x tree older than 7.2 (no struct
+# khugepaged_mm_slot) carries 0004 from 7.2; a tree that has the struct
+# says n/a with file:line; a tree without the task_vma iterator says n/a
+# for 0006/0007 naming the file; the whole upstream series is listed in order
+test_plan_from_the_code() {
+	local d out
+	d=$(fresh 7.2 plan-71)
+	sed "s/^PATCHLEVEL = .*/PATCHLEVEL = 1/" "$d/Makefile" > "$d/Makefile.new" && mv -f "$d/Makefile.new" "$d/Makefile"
+	out=$("$KIT_DIR/scripts/plan.sh" "$d") || fail "plan.sh on 7.1 failed: $out"
+	[ "$(printf '%s\n' "$out" | awk '{ print $1 }')" = "$(series_patches "$KIT_DIR/series")" ] ||
+		fail "plan.sh does not list ./series in order:" "$out"
+	printf '%s\n' "$out" | grep -qE '^0004-[^ ]+ carry 7\.2$' || fail "7.1: 0004 not carried from 7.2" "$out"
+	printf '%s\n' "$out" | grep -qE '^0001-[^ ]+ upstream mm/ksm.c:[0-9]+ has ' || fail "7.1: 0001 not upstream with evidence" "$out"
+	out=$("$KIT_DIR/scripts/plan.sh" "$(pristine_dir 6.12)")
+	printf '%s\n' "$out" | grep -qE '^0004-[^ ]+ n/a struct khugepaged_mm_slot is still defined .*\(mm/khugepaged.c:[0-9]+\)$' ||
+		fail "6.12: 0004 not n/a with file:line" "$out"
+	out=$("$KIT_DIR/scripts/plan.sh" "$(pristine_dir 5.10)")
+	printf '%s\n' "$out" | grep -qE '^0007-[^ ]+ n/a .*kernel/bpf/task_iter.c has no task_vma_seq_get_next\(\)' ||
+		fail "5.10: 0007 not n/a for the missing iterator" "$out"
+	printf '%s\n' "$out" | grep -qE '^0008-[^ ]+ carry 5\.10$' || fail "5.10: 0008 not carried from 5.10" "$out"
+}

@@ -13,3 +13,53 @@ test_cocci_cases() {
 	run_kit "$KIT_DIR/tests/cocci/run.sh"
 	expect_rc 0 "tests/cocci/run.sh"
 }
+
+# a hand-written backport whose recipe no longer reproduces it fails
+# regen --check (a kit copy with the slowpath comment edit broken)
+test_regen_checks_hand_written() {
+	local k=$T/kit-copy
+	rm -rf "$k"
+	mkdir -p "$k"
+	( cd "$KIT_DIR" && git ls-files -z | xargs -0 cp --parents -t "$k" ) || fail "test setup: copy of the kit"
+	sed -i 's/so queue behind it\./so queue behind it!/' "$k/cocci/text/rwsem-slowpath-comment.sed"
+	run_kit "$k/scripts/regen.sh" --check 6.12
+	expect_rc 1 "regen --check with a broken recipe"
+	printf '%s\n' "$OUT" | grep -q '^backports/6.12/0006-.*: its recipe (cocci/recipes) does not reproduce it in kernel/locking/rwsem.c$' ||
+		fail "no reproduction failure for 0006" "$OUT"
+}
+
+# the semantic patches run through the kernel's own "make coccicheck" in
+# each of its four modes (scripts/coccicheck.sh passes the kit's macro
+# file through SPFLAGS): patch mode gives a diff that applies and carries
+# the change, report/org name the three places, context marks them
+test_coccicheck_modes() {
+	local d cocci=$KIT_DIR/cocci/khugepaged-no-scan-page-ro.cocci
+	d=$(fresh 6.12 coccicheck)
+	run_kit "$KIT_DIR/scripts/coccicheck.sh" -M mm "$d" patch "$cocci"
+	expect_rc 0 "coccicheck MODE=patch"
+	printf '%s\n' "$OUT" | sed -n '/^diff -u -p a\/mm\/khugepaged.c/,$p' > "$T/cc.patch"
+	[ -s "$T/cc.patch" ] || fail "no diff from MODE=patch" "$OUT"
+	patch -d "$d" -p1 -F0 -s < "$T/cc.patch" || fail "the MODE=patch diff does not apply"
+	run_kit "$KIT_DIR/scripts/detect.sh" "$d"
+	printf '%s\n' "$OUT" | grep -q '^0002-[^ ]* present' || fail "MODE=patch result lacks 0002" "$OUT"
+	d=$(fresh 6.12 coccicheck)
+	run_kit "$KIT_DIR/scripts/coccicheck.sh" -M mm "$d" report "$cocci"
+	expect_rc 0 "coccicheck MODE=report"
+	[ "$(printf '%s\n' "$OUT" | grep -cE '^mm/khugepaged.c:[0-9]+:[0-9]+-[0-9]+: SCAN_PAGE_RO is still produced or handled')" -eq 3 ] ||
+		fail "MODE=report: not 3 reports" "$OUT"
+	run_kit "$KIT_DIR/scripts/coccicheck.sh" -M mm "$d" org "$cocci"
+	expect_rc 0 "coccicheck MODE=org"
+	[ "$(printf '%s\n' "$OUT" | grep -c '^\* TODO \[\[view:mm/khugepaged.c::face=ovl-face1::linb=[0-9]*::')" -eq 3 ] ||
+		fail "MODE=org: not 3 TODO lines" "$OUT"
+	run_kit "$KIT_DIR/scripts/coccicheck.sh" -M mm "$d" context "$cocci"
+	expect_rc 0 "coccicheck MODE=context"
+	printf '%s\n' "$OUT" | grep -q '^-		result = SCAN_PAGE_RO;$' || fail "MODE=context does not mark the test" "$OUT"
+	# the macro file reaches spatch: show_smaps_rollup() (`} for_each_vma(vmi,
+	# vma);`) parses only with it
+	run_kit "$KIT_DIR/scripts/coccicheck.sh" -M fs/proc "$d" report "$KIT_DIR/cocci/mmap-read-lock-nosteal.cocci"
+	printf '%s\n' "$OUT" | grep -q '^fs/proc/task_mmu.c:[0-9]*:[0-9-]*: mmap read lock retaken after contention' ||
+		fail "show_smaps_rollup() not reported through the wrapper" "$OUT"
+	run_kit make -s -C "$d" coccicheck MODE=report COCCI="$KIT_DIR/cocci/mmap-read-lock-nosteal.cocci" M=fs/proc J=1
+	printf '%s\n' "$OUT" | grep -q '^fs/proc/task_mmu.c' && fail "show_smaps_rollup() parsed without the macro file: the test proves nothing"
+	return 0
+}

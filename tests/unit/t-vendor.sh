@@ -7,10 +7,24 @@
 
 APPLY=$KIT_DIR/scripts/apply.sh
 
+# VENDOR_DEFS: the vendor hooks drift_tree calls, no-op macros (as
+# Android's are without CONFIG_ANDROID_VENDOR_HOOKS) so that the drifted
+# tree compiles, after the last #include of the file
+vendor_defs() {	# vendor_defs FILE NAME...
+	local f=$1 n line
+	shift
+	line=$(grep -n '^#include' "$f" | tail -n1 | cut -d: -f1)
+	for n in "$@"; do
+		sed -i "${line}a #define $n(...) do { } while (0) /* vendor hook */" "$f"
+	done
+}
+
 # drift_tree DIR: vendor-style drift next to the code of 0001-0003, edited
 # with sed -i on the files patches touch (private copies in a scratch copy)
 drift_tree() {
 	local kh=$1/mm/khugepaged.c ksm=$1/mm/ksm.c
+	vendor_defs "$kh" trace_android_vh_khugepaged_isolate
+	vendor_defs "$ksm" trace_android_vh_break_ksm vendor_ksm_stat_inc
 	sed -i \
 	    -e '/^static int __collapse_huge_page_isolate(/,/^}/{' \
 	    -e 's/\bnone_or_zero\b/nr_none_zero/g' \
@@ -33,10 +47,20 @@ drift_tree() {
 
 # drift_rwsem DIR: a vendor hook inside the code 0006 changes
 drift_rwsem() {
+	vendor_defs "$1/kernel/locking/rwsem.c" trace_android_vh_rwsem_read_wait_start
 	sed -i '/^rwsem_down_read_slowpath(/,/^}/s/^\tDEFINE_WAKE_Q(wake_q);$/&\n\ttrace_android_vh_rwsem_read_wait_start(sem);/' \
 		"$1/kernel/locking/rwsem.c"
-	grep -q trace_android_vh_rwsem_read_wait_start "$1/kernel/locking/rwsem.c" ||
+	grep -q '^	trace_android_vh_rwsem_read_wait_start' "$1/kernel/locking/rwsem.c" ||
 		fail "test setup: rwsem.c drift not made"
+}
+
+# conflict_rwsem DIR: a vendor slowpath with a parameter of its own, in the
+# very line 0006 changes: neither the semantic patch nor re-anchoring fits
+conflict_rwsem() {
+	sed -i -e 's/^rwsem_down_read_slowpath(struct rw_semaphore \*sem, long count, unsigned int state)$/rwsem_down_read_slowpath(struct rw_semaphore *sem, long count, unsigned int state, int vendor_prio)/' \
+	    -e 's/rwsem_down_read_slowpath(sem, count, state)/rwsem_down_read_slowpath(sem, count, state, 0)/' \
+		"$1/kernel/locking/rwsem.c"
+	grep -q 'int vendor_prio)$' "$1/kernel/locking/rwsem.c" || fail "test setup: rwsem.c conflict not made"
 }
 
 # set_patchlevel DIR N: the top Makefile is hard-linked to the pristine tree:
@@ -67,7 +91,7 @@ quilt_fails() {
 # (renames undone in the functions drift_tree renamed in, vendor lines and
 # CONFIG_VENDOR_X blocks deleted)
 undrift() {
-	sed -e '/^#ifdef CONFIG_VENDOR_X$/,/^#endif$/d' \
+	sed -e '/^#ifdef CONFIG_VENDOR_X$/,/^#endif$/d' -e '/ \/\* vendor hook \*\/$/d' \
 	    -e '/trace_android_vh_/d' -e '/^\tvendor_ksm_stat_inc();$/d' \
 	    -e '/^static int __collapse_huge_page_isolate(/,/^}/s/\bnr_none_zero\b/none_or_zero/g' \
 	    -e '/^static int [a-z_]*scan_pmd(/,/^}/s/\bnr_unmapped\b/unmapped/g' \
@@ -110,8 +134,9 @@ vendor_case() {
 			fail "no re-targeting note in out/vendor-$b/$n-*"
 	done
 	[ -s "$OUT_DIR/vendor-$b/series" ] || fail "no out/vendor-$b/series"
-	"$KIT_DIR/scripts/detect.sh" "$d" | awk '$2 != "present" { print; bad = 1 } END { exit bad }' ||
-		fail "detect.sh does not find every change after the re-targeted apply"
+	"$KIT_DIR/scripts/detect.sh" "$d" | grep -F -f <(series_patches "$(series_file "$b")") |
+		awk '$2 != "present" { print; bad = 1 } END { exit bad }' ||
+		fail "detect.sh does not find every change of the series after the re-targeted apply"
 	clean=$("$KIT_DIR/scripts/worktree.sh" "$b" patched 2>/dev/null)	# the clean apply
 	for f in mm/khugepaged.c mm/ksm.c; do
 		same_change "$(pristine_dir "$b")" "$orig" "$clean" "$d" "$f"
@@ -134,23 +159,47 @@ test_drifted_6_12() {
 	vendor_case 6.12 0002 0003
 }
 
-# no semantic patch covers the rwsem change: a clear failure with the
-# rejects, nothing forced, the tree unchanged
-test_drifted_rwsem_fails_clearly() {
-	local d sum
+# a vendor hook in the rwsem read slowpath: 0006 lands re-targeted (its
+# recipe or re-anchoring) and compiles; the result is the clean one plus
+# the hook
+test_drifted_rwsem_lands() {
+	local d orig clean f
 	d=$(fresh 6.12 vendor-rwsem)
 	drift_tree "$d"
 	drift_rwsem "$d"
+	orig=$T/vendor-rwsem-orig
+	rm -rf "$orig"; mkdir -p "$orig/kernel/locking"
+	cp "$d/kernel/locking/rwsem.c" "$orig/kernel/locking/"
+	FORCE=1 run_kit "$APPLY" apply "$d"
+	expect_rc 0 "apply with a drifted rwsem.c"
+	printf '%s\n' "$OUT" | grep -qE '^0006-[^ ]+ +(re-targeted from cocci|re-anchored) \(out/vendor-rwsem/0006-' ||
+		fail "0006 not re-targeted" "$OUT"
+	clean=$("$KIT_DIR/scripts/worktree.sh" 6.12 patched 2>/dev/null)
+	f=kernel/locking/rwsem.c
+	cmp -s <(grep -v 'trace_android_vh_rwsem_read_wait_start' "$d/$f") <(grep -v 'trace_android_vh_rwsem_read_wait_start' "$clean/$f") ||
+		fail "$f: the re-targeted result is not the clean one plus the hook:" \
+			"$(diff <(grep -v trace_android_vh_rwsem_read_wait_start "$clean/$f") <(grep -v trace_android_vh_rwsem_read_wait_start "$d/$f") | head -n 20)"
+	grep -q '^	trace_android_vh_rwsem_read_wait_start(sem);$' "$d/$f" || fail "$f: the vendor hook is gone"
+}
+
+# drift in the very line 0006 changes: a clear failure with the reasons of
+# both methods and the rejects, nothing forced, the tree unchanged, the
+# patches after it not tried
+test_conflicting_rwsem_fails_clearly() {
+	local d sum
+	d=$(fresh 6.12 vendor-rwsem-conflict)
+	drift_tree "$d"
+	conflict_rwsem "$d"
 	sum=$(tree_sum "$d")
 	FORCE=1 run_kit "$APPLY" apply "$d"
-	expect_rc 1 "apply with a drifted rwsem.c"
-	grep -qE '^0002-[^ ]+ +re-targeted from cocci$' <<< "$OUT" || fail "0002 not re-targeted first" "$OUT"
-	grep -qE '^0006-[^ ]+ +failed: does not apply at fuzz 0 \(1 out of [0-9]+ hunks FAILED in kernel/locking/rwsem.c\) and no semantic patch covers it \(cocci/recipes\); rejects in ' <<< "$OUT" ||
+	expect_rc 1 "apply with a conflicting rwsem.c"
+	printf '%s\n' "$OUT" | grep -qE '^0002-[^ ]+ +re-targeted from cocci$' || fail "0002 not re-targeted first" "$OUT"
+	printf '%s\n' "$OUT" | grep -qE '^0006-[^ ]+ +failed: does not apply at fuzz 0 \([0-9]+ out of [0-9]+ hunks FAILED in kernel/locking/rwsem.c\); cocci recipe: .*; re-anchoring: reanchor: function rwsem_down_read_slowpath: the target.s version conflicts with the change .*; rejects in ' ||
 		fail "no clear failure for 0006" "$OUT"
-	grep -qE '^0007-[^ ]+ +not tried' <<< "$OUT" || fail "0007 tried after 0006 failed" "$OUT"
-	printf '%s\n' "$OUT" | tail -n1 | grep -q 'error: 0006-.* does not apply to .* at fuzz 0 (rejects in .*vendor-rwsem/rejects/0006-.*) and re-targeting failed (.*no semantic patch covers it.*); the tree is unchanged' ||
+	printf '%s\n' "$OUT" | grep -qE '^0007-[^ ]+ +not tried' || fail "0007 tried after 0006 failed" "$OUT"
+	printf '%s\n' "$OUT" | tail -n1 | grep -q 'error: 0006-.* does not apply to .* at fuzz 0 (rejects in .*vendor-rwsem-conflict/rejects/0006-.*) and re-targeting failed (.*re-anchoring: .*); the tree is unchanged' ||
 		fail "last line is not the error" "$OUT"
-	ls "$OUT_DIR"/vendor-rwsem/rejects/0006-*/kernel/locking/rwsem.c.rej >/dev/null || fail "no rejects kept"
+	ls "$OUT_DIR"/vendor-rwsem-conflict/rejects/0006-*/kernel/locking/rwsem.c.rej >/dev/null || fail "no rejects kept"
 	expect_sum "$d" "$sum" "failed re-targeting"
 }
 
@@ -208,20 +257,22 @@ test_retarget_clean_tree_as_is() {
 	done
 }
 
-# a vendor function of the same shape elsewhere in the file would be
-# rewritten too: re-targeting refuses a result that changes other code
-# than the branch patch does, and the tree stays as it was
+# a vendor function with a switch of the shape 0002's semantic patch edits
+# (a `case SCAN_PAGE_RO:` label among others) would be rewritten too:
+# re-targeting refuses a result that changes other code than the branch
+# patch does, and the tree stays as it was
 test_retarget_refuses_other_changes() {
 	local d sum
 	d=$(fresh 6.12 vendor-other)
 	drift_tree "$d"
-	printf '\n%s\n{\n\t%s\n\n\t%s\n\t\t%s\n\t%s\n}\n' \
-		'static void __maybe_unused vendor_x_probe(pte_t pte)' 'bool writable = false;' \
-		'if (pte_write(pte))' 'writable = true;' 'trace_android_vh_probe(writable);' >> "$d/mm/khugepaged.c"
+	printf '\n%s\n{\n\t%s\n\t%s\n\t%s\n\t%s\n\t%s\n\t%s\n\t%s\n\t%s\n\t%s\n}\n' \
+		'static int __maybe_unused vendor_x_errno(int r)' 'switch (r) {' 'case SCAN_SUCCEED:' \
+		'case SCAN_PAGE_RO:' 'case SCAN_LACK_REFERENCED_PAGE:' '	return 0;' 'default:' \
+		'	break;' '}' 'return -EINVAL;' >> "$d/mm/khugepaged.c"
 	sum=$(tree_sum "$d")
 	FORCE=1 run_kit "$APPLY" apply "$d"
 	expect_rc 1 "apply with a look-alike vendor function"
-	grep -qE '^0003-[^ ]+ +failed: .*re-targeting was refused: the result changes other code than backports/6.12/0003-[^:]*: .*vendor_x_probe' <<< "$OUT" ||
-		fail "0003 not refused for touching vendor_x_probe()" "$OUT"
+	printf '%s\n' "$OUT" | grep -qE '^0002-[^ ]+ +failed: .*re-targeting was refused: the result changes other code than backports/6.12/0002-[^:]*: .*vendor_x_errno' ||
+		fail "0002 not refused for touching vendor_x_errno()" "$OUT"
 	expect_sum "$d" "$sum" "refused re-targeting"
 }

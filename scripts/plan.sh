@@ -1,0 +1,262 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# plan.sh TREE - decide from TREE's code, not its version, what it needs:
+# one line per upstream patch of ./series, in that order:
+#   <patch> carry <branch>     backports/<branch>/<patch> is the nearest
+#                              backport (scripts/retarget.sh takes it from there)
+#   <patch> upstream <why>     TREE has the change (backports/detect.table)
+#   <patch> n/a <reason>       the reason holds for TREE (scripts/plan.table
+#                              probes, with file:line), or TREE lacks the code
+#                              the patch changes (detect.table: unknown)
+#
+# The source branch of a patch is the supported branch (with a cached tree)
+# whose code is nearest to TREE's: for the top-level definitions its
+# backport changes, the mean line similarity of TREE's definition to the
+# branch's (0 for one TREE lacks), then the share of identical ones, then
+# the nearest version. Patches of one "group" row come from one branch, and
+# a branch qualifies only if it agrees with TREE on every "dep" row (see
+# scripts/plan.table). TREE is only read.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+TABLE=$KIT_DIR/scripts/plan.table
+
+# plan_rows KIND -> "patch<TAB>arg1<TAB>arg2<TAB>arg3<TAB>reason" rows of KIND
+plan_rows() {
+	grep -v '^#' "$TABLE" | awk -F'\t' -v k="$1" 'NF >= 6 && $2 == k { print $1 "\t" $3 "\t" $4 "\t" $5 "\t" $6 }'
+}
+
+# scope_lines FILE SCOPE -> "line<TAB>text" of FILE, or of the body of
+# function SCOPE ("a|b" alternatives) in FILE; nothing if it is missing
+scope_lines() {
+	[ -f "$1" ] || return 0
+	awk -v name="$2" '
+		name == "-" { print NR "\t" $0; next }
+		!inside && ($0 ~ "^(" name ")\\(" || $0 ~ "^[a-zA-Z].*[ *](" name ")\\(") &&
+		    $0 !~ /;[ \t]*$/ { inside = 1 }
+		inside { print NR "\t" $0 }
+		inside && /^}/ { exit }
+	' "$1"
+}
+
+# first_match REGEX < scope_lines output -> the line number of the first
+# line whose text matches REGEX
+first_match() {
+	awk -v re="$1" '!f { n = index($0, "\t"); if (n && substr($0, n + 1) ~ re) { print substr($0, 1, n - 1); f = 1 } }'
+}
+
+# probe_na NUMBER -> the n/a reason of the first probe that fires, if any
+probe_na() {
+	local num=$1 kind file scope regex reason lines hit where
+	while IFS=$'\t' read -r kind file scope regex reason; do
+		lines=$(scope_lines "$TREE/$file" "$scope")
+		hit=$(printf '%s\n' "$lines" | first_match "$regex")
+		case $kind in
+		na-if-present)
+			[ -n "$hit" ] && { printf '%s (%s:%s)\n' "$reason" "$file" "$hit"; return; } ;;
+		na-if-absent)
+			[ -z "$hit" ] || continue
+			if [ ! -f "$TREE/$file" ]; then
+				where="$file does not exist"
+			elif [ -z "$lines" ]; then
+				where="$file has no $scope()"
+			elif [ "$scope" = - ]; then
+				where="$file has no /$regex/"
+			else
+				where="$file:${lines%%$'\t'*}: $scope() has no /$regex/"
+			fi
+			printf '%s (%s)\n' "$reason" "$where"
+			return ;;
+		esac
+	done < <(plan_rows na-if-present | awk -F'\t' -v n="$num" '$1 == n { print "na-if-present\t" $2 "\t" $3 "\t" $4 "\t" $5 }'
+		 plan_rows na-if-absent | awk -F'\t' -v n="$num" '$1 == n { print "na-if-absent\t" $2 "\t" $3 "\t" $4 "\t" $5 }')
+}
+
+# evidence NAME -> what backports/detect.table found for NAME in TREE:
+# "file:line has /re/" for each present rule, "file has no /re/" for each
+# absent rule (guards of the form "." left out)
+evidence() {
+	local id rid file scope expect regex hit where out=()
+	id=$(patch_upstream_id "$DATA_DIR/patches/$1")
+	id=${id:0:12}
+	while IFS=$'\t' read -r rid file scope expect regex; do
+		[ "$rid" = "$id" ] && [ "$regex" != . ] || continue
+		where=$file
+		[ "$scope" = - ] || where="$file:$scope()"
+		if [ "$expect" = present ]; then
+			hit=$(scope_lines "$TREE/$file" "$scope" | first_match "$regex")
+			out+=("$file:$hit has /$regex/")
+		else
+			out+=("$where has no /$regex/")
+		fi
+	done < "$DATA_DIR/backports/detect.table"
+	printf '%s' "${out[0]}"
+	[ ${#out[@]} -lt 2 ] || printf '; %s' "${out[@]:1}"
+	printf '\n'
+}
+
+# branch_has BRANCH NAME: the branch carries NAME or has it upstream
+branch_has() {
+	grep -qxF "$2" <(series_patches "$(series_file "$1")") ||
+		grep -qE "^# $2: already upstream" "$(series_file "$1")"
+}
+
+# states BRANCH: the branch's series applied step by step to a copy of the
+# files it touches: $WORK/BRANCH/<name>/{before,after}
+states() {
+	local b=$1 src name f dir=$WORK/$1
+	src=$(pristine_dir "$b")
+	mkdir -p "$dir/cur"
+	for name in $(series_patches "$(series_file "$b")"); do
+		for f in $(patch_files "$DATA_DIR/backports/$b/$name"); do
+			[ -e "$dir/cur/$f" ] || [ ! -f "$src/$f" ] || { mkdir -p "$dir/cur/$(dirname "$f")"; cp "$src/$f" "$dir/cur/$f"; }
+		done
+		cp -a "$dir/cur" "$dir/$name.before"
+		patch -s -p1 -F0 -d "$dir/cur" -i "$DATA_DIR/backports/$b/$name" >/dev/null 2>&1 ||
+			die "backports/$b/$name does not apply to the cached $b tree; run 'make regen BRANCH=$b REGEN_CHECK=1'"
+		mkdir -p "$dir/$name"
+		mv "$dir/$name.before" "$dir/$name/before"
+		cp -a "$dir/cur" "$dir/$name/after"
+	done
+}
+
+# score BRANCH NAME... -> "mean-similarity identical-share -distance" of
+# BRANCH for the patches NAME (sortable, higher is nearer); the nearness of
+# each patch of the branch is computed once ($WORK/BRANCH.near)
+score() {
+	local b=$1 dist
+	shift
+	if [ ! -f "$WORK/$b.near" ]; then
+		states "$b"
+		# shellcheck disable=SC2046
+		"$KIT_DIR/scripts/reanchor.py" nearness "$TREE" "$WORK/$b" \
+			$(series_patches "$(series_file "$b")") > "$WORK/$b.near"
+	fi
+	dist=$(( $(branch_number "$b") - $(branch_number "$TREE_VERSION") ))
+	dist=${dist#-}
+	printf '%s\n' "$@" | awk -v d="$dist" 'NR == FNR { want[$1] = 1; next }
+		want[$1] { s += $2; t += $3; r += $4 }
+		END { printf "%.4f %.4f %d\n", (t ? r / t : 0), (t ? s / t : 0), -d }' - "$WORK/$b.near"
+}
+
+# qualifies BRANCH NAME...: BRANCH carries every NAME and agrees with the
+# tree on their dependencies
+qualifies() {
+	local b=$1 name dep tree_has
+	shift
+	for name in "$@"; do
+		branch_has "$b" "$name" || return 1
+		# the branch's form builds on DEP: the tree must have it too
+		for dep in $(plan_rows dep | awk -F'\t' -v n="${name%%-*}" '$1 == n { print $2 }'); do
+			case ${DECISION[$dep]:-} in carry|upstream) tree_has=1 ;; *) tree_has=0 ;; esac
+			if branch_has "$b" "$(full_name "$dep")" && [ $tree_has = 0 ]; then
+				return 1
+			fi
+		done
+	done
+}
+
+full_name() {	# full_name NNNN -> the upstream patch file name
+	series_patches "$DATA_DIR/series" | awk -v n="$1-" 'index($0, n) == 1 && !f++'
+}
+
+# group_of NNNN -> the numbers of the group NNNN belongs to (itself alone
+# when no group row names it)
+group_of() {
+	local g
+	g=$(plan_rows group | awk -F'\t' -v n="$1" '!f { k = split($2, m, " "); for (i = 1; i <= k; i++) if (m[i] == n) { print $2; f = 1; break } }')
+	printf '%s\n' "${g:-$1}"
+}
+
+# choose NNNN... -> the branch the needed patches NNNN... come from, or nothing
+choose() {
+	local b names=() num best='' best_score='' s
+	for num in "$@"; do names+=("$(full_name "$num")"); done
+	# a tree whose files are those of a cached branch tree is that branch
+	if [ -n "$SAME_AS" ] && qualifies "$SAME_AS" "${names[@]}"; then
+		printf '%s\n' "$SAME_AS"
+		return
+	fi
+	for b in $SUPPORTED_BRANCHES; do
+		[ -d "$(pristine_dir "$b")" ] || continue
+		qualifies "$b" "${names[@]}" || continue
+		s=$(score "$b" "${names[@]}")
+		if [ -z "$best" ] || [ "$(printf '%s\n%s\n' "$s" "$best_score" | sort -k1,1gr -k2,2gr -k3,3gr | sed -n 1p)" = "$s" ] &&
+		   [ "$s" != "$best_score" ]; then
+			best=$b best_score=$s
+		fi
+	done
+	printf '%s\n' "$best"
+}
+
+# same_as_branch -> the branch of TREE's version when every file its series
+# touches is byte for byte that branch's cached file (no scoring needed)
+same_as_branch() {
+	local b src f
+	b=$(nearest_branch "$(kernel_version "$TREE")")
+	[ -n "$b" ] && [ -f "$(series_file "$b")" ] || return 0
+	src=$(pristine_dir "$b")
+	[ -d "$src" ] || return 0
+	for f in $(for n in $(series_patches "$(series_file "$b")"); do patch_files "$DATA_DIR/backports/$b/$n"; done | sort -u); do
+		cmp -s "$src/$f" "$TREE/$f" || return 0
+	done
+	printf '%s\n' "$b"
+}
+
+main() {
+	local dir=${1:-} name num verdict why reason detected g member need b
+	[ -n "$dir" ] || die "usage: plan.sh TREE"
+	TREE=$(cd "$dir" 2>/dev/null && pwd) || die "KDIR=$dir does not exist; point KDIR= at a kernel source tree"
+	is_kernel_tree "$TREE" || die "$TREE is not a kernel source tree; point KDIR= at the top of a Linux tree"
+	TREE_VERSION=$(kernel_version "$TREE")
+	TREE_VERSION=${TREE_VERSION%.*}
+	WORK=$(mktemp -d "${TMPDIR:-/tmp}/plan.XXXXXX")
+	trap 'rm -rf "$WORK"' EXIT
+	detected=$("$KIT_DIR/scripts/detect.sh" "$TREE")
+	SAME_AS=$(same_as_branch)
+	declare -gA DECISION WHY SOURCE
+	for name in $(series_patches "$DATA_DIR/series"); do
+		num=${name%%-*}
+		reason=$(probe_na "$num")
+		read -r verdict why < <(printf '%s\n' "$detected" |
+			awk -v n="$name" '$1 == n { $1 = ""; print; f = 1 } END { if (!f) print "absent" }')
+		if [ -n "$reason" ]; then
+			DECISION[$num]=n/a WHY[$num]=$reason
+		elif [ "$verdict" = present ]; then
+			DECISION[$num]=upstream WHY[$num]=$(evidence "$name")
+		elif [ "$verdict" = unknown ]; then
+			DECISION[$num]=n/a WHY[$num]="the code it changes is not in the tree (${why%: code not found} not found)"
+		else
+			DECISION[$num]=carry
+		fi
+	done
+	for name in $(series_patches "$DATA_DIR/series"); do
+		num=${name%%-*}
+		[ "${DECISION[$num]}" = carry ] && [ -z "${SOURCE[$num]:-}" ] || continue
+		g=$(group_of "$num")
+		need=()
+		for member in $g; do
+			[ "${DECISION[$member]:-}" = carry ] && need+=("$member")
+		done
+		b=$(choose "${need[@]}")
+		for member in "${need[@]}"; do
+			if [ -n "$b" ]; then
+				SOURCE[$member]=$b
+			else
+				SOURCE[$member]=-
+				DECISION[$member]=n/a
+				WHY[$member]="no supported branch has a backport that fits (backports/*/series, and the dep rows of scripts/plan.table)"
+			fi
+		done
+	done
+	for name in $(series_patches "$DATA_DIR/series"); do
+		num=${name%%-*}
+		case ${DECISION[$num]} in
+		carry) printf '%s carry %s\n' "$name" "${SOURCE[$num]}" ;;
+		*) printf '%s %s %s\n' "$name" "${DECISION[$num]}" "${WHY[$num]}" ;;
+		esac
+	done
+}
+
+main "$@"
