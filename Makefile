@@ -13,6 +13,7 @@
 #   make regen   BRANCH=b       rebuild backports/b from cocci/ (REGEN_CHECK=1: diff only)
 #   make boot    BRANCH=b|KDIR=dir [PATCHED=1|0|VARIANT=without-<topic>] [JUDGE=log]
 #   make export  BRANCH=b|KDIR=dir [FORMAT=quilt|mbox]   out/export/: quilt dir or git am mbox
+#   make coccicheck KDIR=dir [MODE=report|patch|context|org] [COCCI=cocci/x.cocci] [M=mm]   the kernel's coccicheck with the kit's macro file
 #   make lint                   patch header rules (scripts/header-rules.table) + checkpatch + shellcheck
 #   make test-fast              tests that need no kernel tree (< 1 min)
 #   make test    [FULL=1]       test-fast, unit tests, matrix with boots (FULL=1: every baseline)
@@ -33,7 +34,7 @@ APPLY_ARGS  = $(if $(TOPICS),--topics "$(TOPICS)") $(if $(filter 1,$(STRICT)),--
               $(if $(filter 1,$(FORCE)),--force)
 BOOT_VARIANT = $(if $(VARIANT),$(VARIANT),$(if $(filter 0 no n false,$(PATCHED)),unpatched,patched))
 
-.PHONY: all demo tree apply unapply status check matrix regen boot export test test-fast lint clean help bench bench-kit
+.PHONY: coccicheck all demo tree apply unapply status check matrix regen boot export test test-fast lint clean help bench bench-kit
 
 all: demo
 
@@ -66,6 +67,9 @@ boot:
 
 export:
 	@$(S)/export.sh $(TREE_ARGS) --format "$(FORMAT)"
+
+coccicheck:
+	@$(S)/coccicheck.sh $(if $(M),-M "$(M)") "$(KDIR)" "$(if $(MODE),$(MODE),report)" $(if $(COCCI),"$(abspath $(COCCI))")
 
 lint:
 	@$(S)/lint.sh

@@ -30,6 +30,7 @@ python3        python3
 dpkg-source    dpkg-dev
 rsync          rsync
 curl           curl
+shellcheck     shellcheck
 xmllint        libxml2-utils
 node           nodejs
 npm            npm"

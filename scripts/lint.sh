@@ -202,8 +202,28 @@ check_checkpatch() {
 	done
 }
 
+# shell_files -> every shell script of the kit (by name or shebang)
+shell_files() {
+	(cd "$KIT_DIR" && git ls-files 2>/dev/null || find . -type f -printf '%P\n') |
+		while IFS= read -r f; do
+			case $f in
+			*.sh|.ci/run) printf '%s\n' "$f" ;;
+			tests/*|scripts/*) [ -f "$KIT_DIR/$f" ] && head -c 32 "$KIT_DIR/$f" | grep -qE '^#!/bin/(ba)?sh' && printf '%s\n' "$f" ;;
+			esac
+		done | sort -u
+}
+
+# check_shellcheck: shellcheck at warning level on every shell script,
+# "file:line: message" lines
+check_shellcheck() {
+	command -v shellcheck >/dev/null || die "shellcheck is not installed; apt-get install shellcheck (or scripts/deps.sh as root)"
+	mapfile -t sh < <(shell_files)
+	(cd "$KIT_DIR" && shellcheck -x -S warning -f gcc "${sh[@]}") |
+		sed -E 's/^([^:]+:[0-9]+):[0-9]+: (.*)$/\1: \2 [shellcheck]/' || true
+}
+
 main() {
-	local f files=() cp
+	local f files=() cp sc
 	[ -f "$TABLE" ] || die "no rule table $TABLE"
 	if [ $# -gt 0 ]; then
 		for f in "$@"; do files+=("$(cd "$(dirname "$f")" && pwd)/${f##*/}"); done
@@ -219,11 +239,18 @@ main() {
 		printf '%s\n' "$cp"
 		PROBLEMS=$((PROBLEMS + $(printf '%s\n' "$cp" | wc -l)))
 	fi
+	if [ $# -eq 0 ]; then
+		sc=$(check_shellcheck)
+		if [ -n "$sc" ]; then
+			printf '%s\n' "$sc"
+			PROBLEMS=$((PROBLEMS + $(printf '%s\n' "$sc" | wc -l)))
+		fi
+	fi
 	if [ "$PROBLEMS" -ne 0 ]; then
 		info "$PROBLEMS problem(s) in ${#files[@]} patches"
 		return 1
 	fi
-	info "${#files[@]} patches: headers, series and checkpatch clean"
+	info "${#files[@]} patches: headers, series and checkpatch clean; shell scripts shellcheck clean"
 }
 
 main "$@"
