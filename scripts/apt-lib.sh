@@ -7,17 +7,25 @@ APT_DIR=$CACHE_DIR/apt
 # machine_mirror KIND -> base URI of the machine's Debian mirror (main|security),
 # read from its own apt sources (one-line and deb822 formats).
 machine_mirror() {
-	local kind=$1
-	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
-	    /etc/apt/sources.list.d/*.sources 2>/dev/null | awk -v kind="$kind" '
+	local kind=$1 f files=()
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] && [ -r "$f" ] && files+=("$f")
+	done
+	[ ${#files[@]} -gt 0 ] || return 0
+	# awk reads the files itself: no pipe, so its early exit cannot
+	# fail a writer under pipefail
+	awk -v kind="$kind" '
 		function emit(uri, suites,   n, i, s) {
+			if (found)
+				return
 			n = split(suites, s, /[ \t]+/)
 			for (i = 1; i <= n; i++) {
 				if (s[i] !~ /^(bullseye|bookworm|trixie|forky|sid|unstable|stable|testing|oldstable)(-security|-updates)?(\/updates)?$/)
 					continue
-				if ((kind == "security") == (s[i] ~ /security/)) { print uri; found = 1; exit }
+				if ((kind == "security") == (s[i] ~ /security/)) { print uri; found = 1; return }
 			}
 		}
+		FNR == 1   { if (uri != "" && suites != "") emit(uri, suites); uri = suites = "" }
 		/^[ \t]*#/ { next }
 		/^deb[ \t]/ {
 			sub(/^deb[ \t]+(\[[^]]*\][ \t]+)?/, "")
@@ -26,8 +34,8 @@ machine_mirror() {
 		/^URIs:/   { uri = $2 }
 		/^Suites:/ { sub(/^Suites:[ \t]*/, ""); suites = $0 }
 		/^$/       { if (uri != "" && suites != "") emit(uri, suites); uri = suites = "" }
-		END        { if (!found && uri != "" && suites != "") emit(uri, suites) }
-	' | head -n1
+		END        { if (uri != "" && suites != "") emit(uri, suites) }
+	' "${files[@]}"
 }
 
 write_apt_config() {

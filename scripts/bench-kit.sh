@@ -70,7 +70,7 @@ step() {
 }
 
 kit() {	# run a kit script against the private cache and output dir
-	MMBK_CACHE=$KC MMBK_OUT=$KOUT/out KDIR= BRANCH= "$@"
+	MMBK_CACHE=$KC MMBK_OUT=$KOUT/out KDIR='' BRANCH='' "$@"
 }
 
 for b in "$@"; do

@@ -133,8 +133,7 @@ score() {
 		"$KIT_DIR/scripts/reanchor.py" nearness "$TREE" "$WORK/$b" \
 			$(series_patches "$(series_file "$b")") > "$WORK/$b.near"
 	fi
-	dist=$(( $(branch_number "$b") - $(branch_number "$TREE_VERSION") ))
-	dist=${dist#-}
+	dist=$(version_distance "$b")
 	printf '%s\n' "$@" | awk -v d="$dist" 'NR == FNR { want[$1] = 1; next }
 		want[$1] { s += $2; t += $3; r += $4 }
 		END { printf "%.4f %.4f %d\n", (t ? r / t : 0), (t ? s / t : 0), -d }' - "$WORK/$b.near"
@@ -169,6 +168,19 @@ group_of() {
 	printf '%s\n' "${g:-$1}"
 }
 
+# has_cached_tree BRANCH: the cache holds BRANCH's pristine tree (no cache,
+# as without HOME, is no tree)
+has_cached_tree() {
+	[ -n "$CACHE_DIR" ] && [ -d "$CACHE_DIR/trees/$1/linux" ]
+}
+
+# version_distance BRANCH -> how far BRANCH's version is from TREE's
+version_distance() {
+	local d
+	d=$(( $(branch_number "$1") - $(branch_number "$TREE_VERSION") ))
+	printf '%s\n' "${d#-}"
+}
+
 # choose NNNN... -> the branch the needed patches NNNN... come from, or nothing
 choose() {
 	local b names=() num best='' best_score='' s
@@ -179,9 +191,14 @@ choose() {
 		return
 	fi
 	for b in $SUPPORTED_BRANCHES; do
-		[ -d "$(pristine_dir "$b")" ] || continue
 		qualifies "$b" "${names[@]}" || continue
-		s=$(score "$b" "${names[@]}")
+		if has_cached_tree "$b"; then
+			s=$(score "$b" "${names[@]}")
+		else
+			# no cached tree to compare code with: the nearest
+			# version, below every branch whose code was compared
+			s="-1 -1 -$(version_distance "$b")"
+		fi
 		if [ -z "$best" ] || [ "$(printf '%s\n%s\n' "$s" "$best_score" | sort -k1,1gr -k2,2gr -k3,3gr | sed -n 1p)" = "$s" ] &&
 		   [ "$s" != "$best_score" ]; then
 			best=$b best_score=$s
@@ -195,7 +212,7 @@ choose() {
 same_as_branch() {
 	local b src f
 	b=$(nearest_branch "$(kernel_version "$TREE")")
-	[ -n "$b" ] && [ -f "$(series_file "$b")" ] || return 0
+	[ -n "$b" ] && [ -f "$(series_file "$b")" ] && has_cached_tree "$b" || return 0
 	src=$(pristine_dir "$b")
 	[ -d "$src" ] || return 0
 	for f in $(for n in $(series_patches "$(series_file "$b")"); do patch_files "$DATA_DIR/backports/$b/$n"; done | sort -u); do

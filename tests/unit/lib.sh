@@ -40,9 +40,19 @@ fresh() {
 	printf '%s\n' "$dir"
 }
 
-# mini BRANCH NAME -> a small kernel tree: the top Makefile and every file the
-# kit's patches touch, copied from BRANCH's pristine tree.  Enough for apply,
-# unapply, status and detection; fast to hash.
+# probed_files -> the files the kit's code-based decisions read
+# (scripts/plan.table, backports/detect.table)
+probed_files() {
+	{
+		table_rows "$KIT_DIR/scripts/plan.table" | awk -F'\t' '$3 ~ /\// { print $3 }'
+		table_rows "$DATA_DIR/backports/detect.table" | awk -F'\t' '$2 ~ /\// { print $2 }'
+	} | sort -u
+}
+
+# mini BRANCH NAME -> a small kernel tree: the top Makefile, every file the
+# kit's patches touch and every file its decisions read, copied from
+# BRANCH's pristine tree.  Enough for apply, unapply, status and detection;
+# fast to hash.
 mini() {
 	local src dir=$T/$2 f
 	require_branch "$1"
@@ -50,7 +60,7 @@ mini() {
 	[ -f "$src/Makefile" ] || fail "mini: no cached tree for $1"
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	for f in Makefile $(kit_touched_files); do
+	for f in Makefile $(kit_touched_files) $(probed_files); do
 		[ -f "$src/$f" ] || continue
 		mkdir -p "$dir/$(dirname "$f")"
 		cp "$src/$f" "$dir/$f"

@@ -52,7 +52,10 @@ fi
 export UNIT_SCRATCH
 LOGS=$UNIT_SCRATCH/.logs
 mkdir -p "$LOGS"
-trap 'chmod -R u+w "$UNIT_SCRATCH" 2>/dev/null; rm -rf "$UNIT_SCRATCH"' EXIT
+# only directories are made writable again before the removal: files in
+# scratch copies are hard links to the pristine trees, whose modes are part
+# of their seal
+trap 'find "$UNIT_SCRATCH" -type d ! -perm -u+w -exec chmod u+w {} + 2>/dev/null; rm -rf "$UNIT_SCRATCH"' EXIT
 
 echo "KTAP version 1"
 echo "# unit tests ($tier tier) from ${dir#"$KIT_DIR"/}"

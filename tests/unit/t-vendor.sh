@@ -7,13 +7,16 @@
 
 APPLY=$KIT_DIR/scripts/apply.sh
 
-# VENDOR_DEFS: the vendor hooks drift_tree calls, no-op macros (as
+# vendor_defs: the vendor hooks drift_tree calls, no-op macros (as
 # Android's are without CONFIG_ANDROID_VENDOR_HOOKS) so that the drifted
-# tree compiles, after the last #include of the file
+# tree compiles
 vendor_defs() {	# vendor_defs FILE NAME...
 	local f=$1 n line
 	shift
-	line=$(grep -n '^#include' "$f" | tail -n1 | cut -d: -f1)
+	# after the first #include: before any use (rwsem.c has #includes at
+	# its end too)
+	line=$(sed -n '/^#include/{=;q}' "$f")
+	[ -n "$line" ] || fail "test setup: $f has no #include"
 	for n in "$@"; do
 		sed -i "${line}a #define $n(...) do { } while (0) /* vendor hook */" "$f"
 	done
@@ -125,7 +128,7 @@ vendor_case() {
 	sum=$(tree_sum "$d")
 	# FORCE=1: the drift makes the files differ from Debian's tree of the
 	# same version, which apply otherwise refuses as local changes
-	FORCE=1 run_kit "$APPLY" apply "$d"
+	run_kit "$APPLY" apply --force "$d"
 	expect_rc 0 "apply on the drifted $b tree"
 	for n in "$@"; do
 		grep -qE "^$n-[^ ]+ +re-targeted from cocci \(out/vendor-$b/$n-" <<< "$OUT" ||
@@ -170,7 +173,7 @@ test_drifted_rwsem_lands() {
 	orig=$T/vendor-rwsem-orig
 	rm -rf "$orig"; mkdir -p "$orig/kernel/locking"
 	cp "$d/kernel/locking/rwsem.c" "$orig/kernel/locking/"
-	FORCE=1 run_kit "$APPLY" apply "$d"
+	run_kit "$APPLY" apply --force "$d"
 	expect_rc 0 "apply with a drifted rwsem.c"
 	printf '%s\n' "$OUT" | grep -qE '^0006-[^ ]+ +(re-targeted from cocci|re-anchored) \(out/vendor-rwsem/0006-' ||
 		fail "0006 not re-targeted" "$OUT"
@@ -182,25 +185,37 @@ test_drifted_rwsem_lands() {
 	grep -q '^	trace_android_vh_rwsem_read_wait_start(sem);$' "$d/$f" || fail "$f: the vendor hook is gone"
 }
 
-# drift in the very line 0006 changes: a clear failure with the reasons of
-# both methods and the rejects, nothing forced, the tree unchanged, the
-# patches after it not tried
+# topic_files TOPIC -> the files only TOPIC's 6.12 patches touch
+topic_files() {
+	local p t
+	for t in $(all_topics); do
+		for p in $(topic_patches "$t"); do
+			[ ! -f "$KIT_DIR/backports/6.12/$p" ] ||
+				patch_files "$KIT_DIR/backports/6.12/$p" | sed "s|^|$t |"
+		done
+	done | sort -u | awk -v t="$1" '{ n[$2]++; if ($1 == t) mine[$2] = 1 }
+		END { for (f in mine) if (n[f] == 1) print f }' | sort
+}
+
+# drift in the very line 0006 changes: a clear failure of that topic with
+# the reasons of both methods and the rejects, nothing forced, its files
+# unchanged, its later patches not applied; the other topics land
 test_conflicting_rwsem_fails_clearly() {
-	local d sum
+	local d f sums
 	d=$(fresh 6.12 vendor-rwsem-conflict)
 	drift_tree "$d"
 	conflict_rwsem "$d"
-	sum=$(tree_sum "$d")
-	FORCE=1 run_kit "$APPLY" apply "$d"
-	expect_rc 1 "apply with a conflicting rwsem.c"
-	printf '%s\n' "$OUT" | grep -qE '^0002-[^ ]+ +re-targeted from cocci$' || fail "0002 not re-targeted first" "$OUT"
-	printf '%s\n' "$OUT" | grep -qE '^0006-[^ ]+ +failed: does not apply at fuzz 0 \([0-9]+ out of [0-9]+ hunks FAILED in kernel/locking/rwsem.c\); cocci recipe: .*; re-anchoring: reanchor: function rwsem_down_read_slowpath: the target.s version conflicts with the change .*; rejects in ' ||
-		fail "no clear failure for 0006" "$OUT"
-	printf '%s\n' "$OUT" | grep -qE '^0007-[^ ]+ +not tried' || fail "0007 tried after 0006 failed" "$OUT"
-	printf '%s\n' "$OUT" | tail -n1 | grep -q 'error: 0006-.* does not apply to .* at fuzz 0 (rejects in .*vendor-rwsem-conflict/rejects/0006-.*) and re-targeting failed (.*re-anchoring: .*); the tree is unchanged' ||
-		fail "last line is not the error" "$OUT"
-	ls "$OUT_DIR"/vendor-rwsem-conflict/rejects/0006-*/kernel/locking/rwsem.c.rej >/dev/null || fail "no rejects kept"
-	expect_sum "$d" "$sum" "failed re-targeting"
+	sums=$(for f in $(topic_files khugepaged-mmap-lock); do [ ! -f "$d/$f" ] || sha256sum "$d/$f"; done)
+	run_kit "$APPLY" apply --force "$d"
+	expect_rc 3 "apply with a conflicting rwsem.c (partial)"
+	expect_out '^0002-[^ ]+ +re-targeted from cocci' "0002 re-targeted"
+	expect_out '^0006-[^ ]+ +failed: does not apply at fuzz 0 \([0-9]+ out of [0-9]+ hunks FAILED in kernel/locking/rwsem.c\); cocci recipe: .*; re-anchoring: reanchor: function rwsem_down_read_slowpath: the target.s version conflicts with the change .*; rejects in ' "0006 fails clearly"
+	expect_out '^0007-[^ ]+ +not applied \(topic khugepaged-mmap-lock failed\)' "0007 not applied"
+	printf '%s\n' "$OUT" | tail -n1 | grep -q 'partial: applied topics khugepaged-ro-collapse; failed: khugepaged-mmap-lock (the failed topics left no trace)' ||
+		fail "last line is not the partial result" "$OUT"
+	ls "$OUT_DIR"/rejects/vendor-rwsem-conflict/0006-* >/dev/null 2>&1 || fail "no rejects kept"
+	[ "$(for f in $(topic_files khugepaged-mmap-lock); do [ ! -f "$d/$f" ] || sha256sum "$d/$f"; done)" = "$sums" ] ||
+		fail "the failed topic changed its files"
 }
 
 # a 6.4 tree (a 6.1 copy with PATCHLEVEL = 4) takes the 6.1 series
@@ -211,8 +226,7 @@ test_between_branches_uses_older_series() {
 	sum=$(tree_sum "$d")
 	run_kit "$APPLY" apply "$d"
 	expect_rc 0 "apply on a 6.4 tree"
-	printf '%s\n' "$OUT" | grep -q 'series: backports/6.1 (nearest older branch of 6.4.[0-9]*)' ||
-		fail "no series line" "$OUT"
+	expect_out '^topic ksm-break-ksm +applied: 6\.1$' "the 6.1 series (nearest code)"
 	[ "$(printf '%s\n' "$OUT" | grep -c ' applied$')" -eq 7 ] || fail "not 7 patches applied" "$OUT"
 	run_kit "$APPLY" unapply "$d"
 	expect_rc 0 "unapply on a 6.4 tree"
@@ -227,7 +241,7 @@ test_between_branches_drifted() {
 	drift_tree "$d"
 	run_kit "$APPLY" apply "$d"
 	expect_rc 0 "apply on a drifted 6.4 tree"
-	printf '%s\n' "$OUT" | grep -q 'series: backports/6.1 (nearest older branch of 6.4' || fail "no series line" "$OUT"
+	expect_out '^topic khugepaged-ro-collapse +applied: 6\.1 \(re-targeted\)$' "the 6.1 series, re-targeted"
 	printf '%s\n' "$OUT" | grep -qE '^0003-[^ ]+ +re-targeted from cocci \(out/vendor-6.4/' || fail "0003 not re-targeted" "$OUT"
 	"$KIT_DIR/scripts/detect.sh" "$d" | awk '$2 != "present" { bad = 1 } END { exit bad }' ||
 		fail "changes not present"
@@ -270,7 +284,7 @@ test_retarget_refuses_other_changes() {
 		'case SCAN_PAGE_RO:' 'case SCAN_LACK_REFERENCED_PAGE:' '	return 0;' 'default:' \
 		'	break;' '}' 'return -EINVAL;' >> "$d/mm/khugepaged.c"
 	sum=$(tree_sum "$d")
-	FORCE=1 run_kit "$APPLY" apply "$d"
+	run_kit "$APPLY" apply --force --topics khugepaged-ro-collapse "$d"
 	expect_rc 1 "apply with a look-alike vendor function"
 	printf '%s\n' "$OUT" | grep -qE '^0002-[^ ]+ +failed: .*re-targeting was refused: the result changes other code than backports/6.12/0002-[^:]*: .*vendor_x_errno' ||
 		fail "0002 not refused for touching vendor_x_errno()" "$OUT"
