@@ -125,8 +125,43 @@ check_object() {
 	done
 }
 
+# configured OBJDIR OBJECT: OBJECT is part of the build of OBJDIR/.config
+# (its directory's Makefile adds it under obj-y or an option set there);
+# "make dir/x.o" compiles a single object whether it is configured or not
+configured() {
+	local obj=$2 dir name opt
+	dir=$(dirname "$obj") name=$(basename "$obj")
+	opt=$(sed -n -E "s/^obj-\\$\((CONFIG_[A-Z0-9_]+)\)[[:space:]]*[+:]?=.*[[:space:]]${name//./\\.}([[:space:]].*)?$/\1/p" \
+		"$TREE/$dir/Makefile" 2>/dev/null | sed -n 1p)
+	[ -z "$opt" ] || grep -qE "^$opt=[ym]$" "$1/.config"
+}
+
+# check_rt: on a branch whose mainline has PREEMPT_RT, every object the
+# series touches builds with PREEMPT_RT as well (configs/rt.config); an
+# object the RT config does not build (THP needs !PREEMPT_RT on some
+# branches) is a skip that says so
+check_rt() {
+	local o log rc
+	for o in $(touched_objects); do
+		log=$LOGDIR/rt-${o//\//_}
+		progress "check: $o with PREEMPT_RT"
+		rc=0
+		rm -f "$OBJ_RT/$o"
+		"$KIT_DIR/scripts/kbuild.sh" --fragment "$KIT_DIR/configs/rt.config" "$TREE" "$OBJ_RT" W=1 "$o" > "$log" 2>&1 || rc=$?
+		if [ -f "$OBJ_RT/.config" ] && ! configured "$OBJ_RT" "$o"; then
+			ktap ok "PREEMPT_RT $o # SKIP not built with PREEMPT_RT on $BRANCH (its option is off)"
+		elif [ $rc = 0 ]; then
+			ktap ok "PREEMPT_RT $o"
+		elif grep -q 'No rule to make target' "$log"; then
+			ktap ok "PREEMPT_RT $o # SKIP not built with PREEMPT_RT on $BRANCH"
+		else
+			ktap not-ok "PREEMPT_RT $o" "$(grep -E 'error|Error' "$log" | sed -n 1,8p)"$'\n'"$o does not build with PREEMPT_RT (log: $log)"
+		fi
+	done
+}
+
 main() {
-	local kdir='' branch='' base o nobj
+	local kdir='' branch='' base o nobj nrt=0
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--kdir) kdir=${2:-}; shift 2 ;;
@@ -147,9 +182,10 @@ main() {
 	rm -rf "$LOGDIR"
 	mkdir -p "$LOGDIR"
 	nobj=$(touched_objects | wc -l)
+	[ "$(branch_field "$BRANCH" rt)" != yes ] || nrt=$nobj
 	echo "KTAP version 1"
 	echo "# check: Linux $(kernel_version "$TREE") ($BRANCH) in $TREE"
-	echo "1..$(( $(applied_patches "$TREE" | wc -l) + 2 * nobj ))"
+	echo "1..$(( $(applied_patches "$TREE" | wc -l) + 2 * nobj + nrt ))"
 	check_checkpatch
 	base=$(baseline_tree)
 	BASE=$base
@@ -161,10 +197,12 @@ main() {
 		OBJ_TREE=$OBJ_BASE-patched
 		OBJ_BASE=$OBJ_BASE-unpatched
 	fi
+	OBJ_RT=$OBJ_TREE-rt
 	for o in $(touched_objects); do
 		progress "check: W=1 + sparse of $o, without and with the series"
 		check_object "$o"
 	done
+	[ "$nrt" = 0 ] || check_rt
 	echo "# $BRANCH: $PASSED passed, $FAILED failed, $SKIPPED skipped"
 	[ "$FAILED" -eq 0 ]
 }

@@ -87,11 +87,16 @@ kconfig_has() {
 		"$SRC/drivers/tty" "$SRC/usr" "$SRC/security" "$SRC/net" "$SRC/Kconfig" 2>/dev/null
 }
 
+# A fragment may waive what an earlier one requires where its own options
+# exclude it: "# kit-waive: CONFIG_A CONFIG_B" (e.g. THP needs !PREEMPT_RT
+# on some branches)
 verify_config() {
-	local f sym missing=
+	local f sym missing= waived
+	waived=" $(sed -n 's/^# kit-waive: //p' "${fragments[@]}" | tr '\n' ' ') "
 	for f in "${fragments[@]}"; do
 		for sym in $(sed -n 's/^CONFIG_\([A-Za-z0-9_]*\)=y[[:space:]]*$/\1/p' "$f"); do
 			grep -qx "CONFIG_$sym=y" "$OBJ/.config" && continue
+			[[ $waived != *" CONFIG_$sym "* ]] || continue
 			if kconfig_has "$sym"; then
 				missing="$missing CONFIG_$sym(${f##*/})"
 			fi

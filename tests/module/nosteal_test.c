@@ -312,7 +312,7 @@ static int __init nosteal_test_init(void)
 #ifdef HAVE_DOWN_READ_NOSTEAL
 	pr_info("# nosteal_test: testing this kernel's down_read[_killable]_nosteal()\n");
 #else
-	pr_info("# nosteal_test: this kernel has no down_read_nosteal(): testing the down_read()/down_read_killable() fallback, the nosteal cases are expected to fail\n");
+	pr_info("# nosteal_test: this kernel has no down_read_nosteal(): testing the down_read()/down_read_killable() fallback, the nosteal cases fail where down_read() steals from a queued writer\n");
 #endif
 
 	nosteal_report("down_read_nosteal_uncontended",
