@@ -91,7 +91,7 @@ kconfig_has() {
 # exclude it: "# kit-waive: CONFIG_A CONFIG_B" (e.g. THP needs !PREEMPT_RT
 # on some branches)
 verify_config() {
-	local f sym missing= waived
+	local f sym missing="" waived
 	waived=" $(sed -n 's/^# kit-waive: //p' "${fragments[@]}" | tr '\n' ' ') "
 	for f in "${fragments[@]}"; do
 		for sym in $(sed -n 's/^CONFIG_\([A-Za-z0-9_]*\)=y[[:space:]]*$/\1/p' "$f"); do
