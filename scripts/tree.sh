@@ -130,7 +130,8 @@ fetch_tarball() {
 	progress "download: $url"
 	curl -fL --retry 2 -C - -o "$part" "$url" >&2 ||
 		die "cannot download $url; put $file into MMBK_TARBALLS=<dir> (now $(tarball_dir)) or set TARBALL_URL= to a reachable copy"
-	check_tarball "$part" "$want" "the download of $url"
+	# a complete download that fails the check is of no use to a resume
+	( check_tarball "$part" "$want" "the download of $url" ) || { rm -f "$part"; exit 1; }
 	mv "$part" "$dir/$file"
 	printf '%s\n' "$dir/$file"
 }
@@ -155,6 +156,10 @@ get_tree() {
 	tmp=$dest.partial
 	rm -rf "$tmp"
 	mkdir -p "$tmp"
+	# nothing half-extracted stays in the cache when a step fails (a
+	# global: the trap runs after this function's locals are gone)
+	PARTIAL_DIR=$tmp
+	trap 'rm -rf "$PARTIAL_DIR"' EXIT
 	case $(branch_field "$branch" source) in
 	deb)
 		update_lists
@@ -177,6 +182,7 @@ get_tree() {
 	else
 		mv "$tmp" "$dest"
 	fi
+	trap - EXIT
 	seal_pristine "$branch"
 }
 
