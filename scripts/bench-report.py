@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """bench-report.py METRICS.TSV OUTDIR [ROUNDS] - turn scripts/bench.sh's raw
 figures into OUTDIR/bench.md (a table per branch), OUTDIR/bench.json and
-OUTDIR/bench.svg (ratios per branch next to the seeds' reference ratios).
+OUTDIR/bench.svg (ratios per branch next to upstream's reference ratios).
 
 Every figure is reported as patched/unpatched: the ratio of each round (the
 two boots of a round ran back to back), then the median and min-max of those
@@ -17,26 +17,29 @@ import sys
 import time
 from collections import defaultdict
 
-BRANCH_ORDER = ["5.10", "6.1", "6.12", "7.2"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kitdata  # noqa: E402  (backports/branches.table, the only list)
 
-# figure -> (label, better, seed reference ratio or None, seed note)
+BRANCH_ORDER = kitdata.branch_names()
+
+# figure -> (label, better, upstream reference ratio or None, its source)
 KNOWN = {
     "collapse_contention.collapse_s": (
-        "collapse under mmap_lock contention (seed 001)", "lower", 3.6 / 10.8,
-        "seed 001: 10.8 s -> 3.6 s"),
+        "collapse under mmap_lock contention (khugepaged mmap_lock series)", "lower", 3.6 / 10.8,
+        "mmap_lock series cover letter: 10.8 s -> 3.6 s"),
     "ksm.unmerge_MiBps": (
-        "KSM unmerge throughput, 128 MiB (seed 003)", "higher", 5010 / 5250,
-        "seed 003: 5250 -> 5010 MiB/s (ksm_tests -D -s 2048)"),
+        "KSM unmerge throughput, 128 MiB (58f595c66591)", "higher", 5010 / 5250,
+        "58f595c66591: 5250 -> 5010 MiB/s (ksm_tests -D -s 2048)"),
     "hackbench.geomean": (
-        "hackbench, geometric mean of the configurations (seed 000)", "lower", 0.95,
-        "seed 000: ~5% average gain on arm64"),
+        "hackbench, geometric mean of the configurations (62b98015d988)", "lower", 0.95,
+        "62b98015d988: ~5% average gain on arm64"),
     "ksm.merge_s": ("KSM: ksmd time to merge the 128 MiB", "lower", None, ""),
-    "maps.writer_latency_p50_us": ("mmap writer latency p50, maps readers running (seed 001)", "lower", None, ""),
-    "maps.writer_latency_p99_us": ("mmap writer latency p99, maps readers running (seed 001)", "lower", None, ""),
-    "maps.writer_latency_max_us": ("mmap writer latency max, maps readers running (seed 001)", "lower", None, ""),
-    "ro_collapse.ro_madv_collapse_s": ("RO 8 MiB region: MADV_COLLAPSE time (seed 000)", "lower", None, ""),
-    "ro_collapse.ro_khugepaged_s": ("RO 8 MiB region: khugepaged collapse time (seed 000)", "lower", None, ""),
-    "ro_collapse.ro_anon_huge_kB": ("RO 8 MiB region: AnonHugePages after collapse (seed 000)", "higher", None, ""),
+    "maps.writer_latency_p50_us": ("mmap writer latency p50, maps readers running (mmap_lock series)", "lower", None, ""),
+    "maps.writer_latency_p99_us": ("mmap writer latency p99, maps readers running (mmap_lock series)", "lower", None, ""),
+    "maps.writer_latency_max_us": ("mmap writer latency max, maps readers running (mmap_lock series)", "lower", None, ""),
+    "ro_collapse.ro_madv_collapse_s": ("RO 8 MiB region: MADV_COLLAPSE time (62b98015d988)", "lower", None, ""),
+    "ro_collapse.ro_khugepaged_s": ("RO 8 MiB region: khugepaged collapse time (62b98015d988)", "lower", None, ""),
+    "ro_collapse.ro_anon_huge_kB": ("RO 8 MiB region: AnonHugePages after collapse (62b98015d988)", "higher", None, ""),
     "ro_collapse.rw_madv_collapse_s": ("RW 8 MiB control: MADV_COLLAPSE time", "lower", None, ""),
     "ro_collapse.rw_khugepaged_s": ("RW 8 MiB control: khugepaged collapse time", "lower", None, ""),
 }
@@ -241,7 +244,7 @@ def carried(b):
     return " ".join(nums) or "none"
 
 
-SEED_OF = "0001: seed 003 (KSM break_ksm); 0002-0003: seed 000 (RO collapse); 0004-0008: seed 001 (mmap_lock)"
+SEED_OF = "0001: 58f595c66591 (KSM break_ksm); 0002-0003: 62b98015d988, 473b73222f3d (RO collapse); 0004-0008: the khugepaged mmap_lock series"
 
 
 def write_md(rep, path):
@@ -274,7 +277,7 @@ def write_md(rep, path):
             L.append("Workloads that exited non-zero in some boot: %s (see out/bench/runs/%s/)." % (
                 ", ".join(br["workloads_with_nonzero_exit"]), b))
         L.append("")
-        L.append("| figure | unit | unpatched | patched | ratio p/u: median (min–max) | | seed reference |")
+        L.append("| figure | unit | unpatched | patched | ratio p/u: median (min–max) | | upstream reference |")
         L.append("|---|---|---|---|---|---|---|")
         for m in sorted(br["figures"], key=order_key):
             f = br["figures"][m]
@@ -291,7 +294,7 @@ def write_md(rep, path):
     L += ["Notes:", "",
           "- hackbench: pipes only (the kit's tinyconfig kernels have no CONFIG_NET, so no AF_UNIX "
           "sockets); 20 senders and 20 receivers per group, groups 1, 2 and 4, processes and threads, "
-          "THP set to `always` while it runs (seed 000's gain was measured on arm64 bare metal with "
+          "THP set to `always` while it runs (62b98015d988's gain was measured on arm64 bare metal with "
           "mmtests; here x86_64 under TCG).",
           "- KSM: 128 MiB of identical pages instead of ksm_tests' 2 GiB; MiB/s of MADV_UNMERGEABLE.",
           "- collapse under contention and mmap writer latency are the suite's "
@@ -339,7 +342,7 @@ def write_svg(rep, path):
     o = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">' % (W, H),
          '<rect width="100%" height="100%" fill="white"/>',
          '<text x="%d" y="22" font-size="15" font-weight="bold">mm-backport-kit benchmarks: ratio patched/unpatched per branch (median, min–max over %d rounds)</text>' % (left - 50, rep["rounds"]),
-         '<text x="%d" y="40" fill="#555">qemu TCG guests: only ratios count. Black bar: seed reference ratio. Log scale, clipped at 1/%d and %d.</text>' % (left - 50, 2 ** -lo, ymax)]
+         '<text x="%d" y="40" fill="#555">qemu TCG guests: only ratios count. Black bar: upstream reference ratio. Log scale, clipped at 1/%d and %d.</text>' % (left - 50, 2 ** -lo, ymax)]
     # axis and grid
     for e in range(lo, hi + 1):
         t = 2.0 ** e
@@ -360,7 +363,7 @@ def write_svg(rep, path):
         if seed:
             o.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="black" stroke-width="3"/>' % (
                 x0 + 8, y(seed), x0 + pw - 8, y(seed)))
-            o.append('<text x="%.1f" y="%.1f" font-size="10" fill="black">seed %.2f</text>' % (x0 + 8, y(seed) - 4, seed))
+            o.append('<text x="%.1f" y="%.1f" font-size="10" fill="black">upstream %.2f</text>' % (x0 + 8, y(seed) - 4, seed))
         nb = max(1, len(branches))
         for j, b in enumerate(branches):
             f = rep["branches"][b]["figures"].get(m)
@@ -379,7 +382,7 @@ def write_svg(rep, path):
         o.append('<text x="%d" y="%d">%s</text>' % (lx + 10, H - 26, b))
         lx += 70
     o.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black" stroke-width="3"/>' % (lx, H - 30, lx + 24, H - 30))
-    o.append('<text x="%d" y="%d">seed reference (001: 3.6/10.8 s, 003: 5010/5250 MiB/s, 000: 0.95)</text>' % (lx + 30, H - 26))
+    o.append('<text x="%d" y="%d">upstream reference (mmap_lock series: 3.6/10.8 s, 58f595c66591: 5010/5250 MiB/s, 62b98015d988: 0.95)</text>' % (lx + 30, H - 26))
     o.append("</svg>")
     with open(path, "w") as f:
         f.write("\n".join(o) + "\n")
