@@ -97,9 +97,9 @@ expect_one_line_error() {
 }
 
 # expect_make_error PATTERN: like expect_one_line_error for a make target:
-# make's own "make: *** ... Error" line is not counted
+# make's own "make: *** ... Error" line (make[N]: when make test runs it) is not counted
 expect_make_error() {
-	OUT=$(printf '%s\n' "$OUT" | grep -v '^make: \*\*\* ') || true
+	OUT=$(printf '%s\n' "$OUT" | grep -vE '^make(\[[0-9]+\])?: \*\*\* ') || true
 	expect_one_line_error "$1"
 }
 
