@@ -33,7 +33,7 @@ tests=()
 for f in "$dir"/t-*.sh; do
 	[ -f "$f" ] || continue
 	[ "$tier" = all ] || [ "$(file_tier "$f")" = "$tier" ] || continue
-	for t in $(sed -n 's/^\(test_[a-z0-9_]*\)() {$/\1/p' "$f"); do
+	for t in $(sed -n 's/^\(test_[a-z0-9_]*\)() {.*$/\1/p' "$f"); do
 		n=${f##*/t-}; n=${n%.sh}.${t#test_}
 		[ -z "$filter" ] || [[ $n == *$filter* ]] || continue
 		tests+=("$f:$t")
