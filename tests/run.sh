@@ -43,7 +43,7 @@ total() {
 }
 
 main() {
-	local fast=0 full=0 boot=1 b passed failed skipped margs=()
+	local fast=0 full=0 boot=1 b passed failed skipped margs=() uargs=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--fast) fast=1; shift ;;
@@ -67,7 +67,9 @@ main() {
 	fi
 	stage "fast tier" "$LOG_DIR/fast.ktap" "$KIT_DIR/tests/unit/run.sh" --tier fast
 	if [ $fast = 0 ]; then
-		stage "unit tests" "$LOG_DIR/unit.ktap" "$KIT_DIR/tests/unit/run.sh" --tier tree
+		uargs=(--tier tree)
+		[ $full = 0 ] || uargs+=(--full)
+		stage "unit tests" "$LOG_DIR/unit.ktap" "$KIT_DIR/tests/unit/run.sh" "${uargs[@]}"
 		progress "test: matrix on $SUPPORTED_BRANCHES ($([ $full = 1 ] && echo 'every baseline' || echo 'baselines of tests/suite/baselines.table'))"
 		[ $boot = 0 ] || margs+=(--boot)
 		[ $full = 0 ] || margs+=(--full)

@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# run.sh [--tier fast|tree|all] [--dir DIR] [FILTER] - run the kit's unit
-# tests: every test_* function of DIR/t-*.sh (default: tests/unit), each in
-# its own `bash -euo pipefail` process (tests/unit/harness.sh), so that a
-# failing command anywhere in a test fails it.  A file's tier is its
-# "# tier: fast" line (no kernel tree needed) or else "tree".
+# run.sh [--tier fast|tree|all] [--full] [--dir DIR] [FILTER] - run the
+# kit's unit tests: every test_* function of DIR/t-*.sh (default:
+# tests/unit), each in its own `bash -euo pipefail` process
+# (tests/unit/harness.sh), so that a failing command anywhere in a test
+# fails it.  A file's tier is its "# tier: fast" line (no kernel tree
+# needed), "# tier: full" (tree tests that only `make test FULL=1` runs:
+# --full, or --tier all) or else "tree".
 # Output is KTAP: diagnostics (the test's last lines) directly before its
 # result line.  Exit code 4 from a test means SKIP (its last line says why).
 set -euo pipefail
@@ -12,27 +14,38 @@ KIT_DIR=$(cd "$(dirname "$0")/../.." && pwd)
 export KIT_DIR
 
 tier=all
+full=0
 dir=$KIT_DIR/tests/unit
 filter=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tier) tier=${2:-}; shift 2 ;;
+	--full) full=1; shift ;;
 	--dir) dir=$(cd "${2:-}" && pwd); shift 2 ;;
-	-*) echo "usage: run.sh [--tier fast|tree|all] [--dir DIR] [FILTER]" >&2; exit 2 ;;
+	-*) echo "usage: run.sh [--tier fast|tree|all] [--full] [--dir DIR] [FILTER]" >&2; exit 2 ;;
 	*) filter=$1; shift ;;
 	esac
 done
 case $tier in fast|tree|all) ;; *) echo "run.sh: error: unknown tier '$tier'; use fast, tree or all" >&2; exit 2 ;; esac
 
-# file_tier FILE -> fast|tree
+# file_tier FILE -> fast|full|tree
 file_tier() {
-	if grep -qx '# tier: fast' "$1"; then echo fast; else echo tree; fi
+	sed -n 's/^# tier: \(fast\|full\)$/\1/p; $a tree' "$1" | sed -n 1p
+}
+
+# wanted TIER: a file of TIER runs in this run
+wanted() {
+	case $tier:$1 in
+	all:*|fast:fast|tree:tree) return 0 ;;
+	tree:full) [ $full = 1 ] ;;
+	*) return 1 ;;
+	esac
 }
 
 tests=()
 for f in "$dir"/t-*.sh; do
 	[ -f "$f" ] || continue
-	[ "$tier" = all ] || [ "$(file_tier "$f")" = "$tier" ] || continue
+	wanted "$(file_tier "$f")" || continue
 	for t in $(sed -n 's/^\(test_[a-z0-9_]*\)() {.*$/\1/p' "$f"); do
 		n=${f##*/t-}; n=${n%.sh}.${t#test_}
 		[ -z "$filter" ] || [[ $n == *$filter* ]] || continue
