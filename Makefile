@@ -9,9 +9,9 @@
 #   make unapply KDIR=dir|BRANCH=b [FORCE=1]   take it out again (atomic)
 #   make status  KDIR=dir|BRANCH=b  per patch and per topic
 #   make check   KDIR=dir|BRANCH=b   checkpatch, W=1, sparse (new warnings only)
-#   make matrix  [BRANCHES="..."] [BOOT=1] [FULL=1]
+#   make matrix  [BRANCHES="..."] [BOOT=1] [FULL=1]   FULL=1: every baseline and the PREEMPT_RT boots
 #   make regen   BRANCH=b       rebuild backports/b from cocci/ (REGEN_CHECK=1: diff only)
-#   make boot    BRANCH=b|KDIR=dir [PATCHED=1|0|VARIANT=without-<topic>] [JUDGE=log]
+#   make boot    BRANCH=b|KDIR=dir [PATCHED=1|0|VARIANT=without-<topic>] [RT=1] [JUDGE=log]   RT=1: PREEMPT_RT kernel
 #   make export  BRANCH=b|KDIR=dir [FORMAT=quilt|mbox]   out/export/: quilt dir or git am mbox
 #   make coccicheck KDIR=dir [MODE=report|patch|context|org] [COCCI=cocci/x.cocci] [M=mm]   the kernel's coccicheck with the kit's macro file
 #   make lint                   patch header rules (scripts/header-rules.table) + checkpatch + shellcheck
@@ -63,7 +63,7 @@ regen:
 	@$(S)/regen.sh $(if $(REGEN_CHECK),--check) "$(BRANCH)"
 
 boot:
-	@$(S)/boot.sh $(TREE_ARGS) --variant $(BOOT_VARIANT) $(if $(JUDGE),--judge "$(JUDGE)")
+	@$(S)/boot.sh $(TREE_ARGS) --variant $(BOOT_VARIANT) $(if $(filter 1,$(RT)),--profile rt) $(if $(JUDGE),--judge "$(JUDGE)")
 
 export:
 	@$(S)/export.sh $(TREE_ARGS) --format "$(FORMAT)"

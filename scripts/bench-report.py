@@ -5,11 +5,20 @@ figures into OUTDIR/bench.md (a table per branch), OUTDIR/bench.json and
 OUTDIR/bench.svg (ratios per branch next to upstream's reference ratios).
 
 Every figure is reported as patched/unpatched: the ratio of each round (the
-two boots of a round ran back to back), then the median and min-max of those
-ratios.  Python 3 standard library only."""
+two boots of a round ran back to back, in alternating order), then the
+median of those ratios with a 95% bootstrap confidence interval (percentile
+method, resampling the rounds; a fixed seed, so a report is reproducible)
+and a verdict: better / worse when the interval lies on one side of 1,
+"no significant difference" when it holds 1, no verdict under 3 rounds.
+
+A value ">X" in the TSV is censored: the workload gave up at X (a timeout),
+the real figure is larger.  A ratio with a censored unpatched time is an
+upper bound of the real ratio (a censored patched time: a lower bound); the
+report marks such figures.  Python 3 standard library only."""
 
 import json
 import os
+import random
 import re
 import math
 import statistics
@@ -24,11 +33,26 @@ BRANCH_ORDER = kitdata.branch_names()
 
 # figure -> (label, better, upstream reference ratio or None, its source)
 KNOWN = {
-    "collapse_contention.collapse_s": (
-        "collapse under mmap_lock contention (khugepaged mmap_lock series)", "lower", 3.6 / 10.8,
-        "mmap_lock series cover letter: 10.8 s -> 3.6 s"),
+    "scan.fast.collapse_s": (
+        "collapse, many small VMAs + mmap_lock contention, khugepaged fast (mmap_lock series)",
+        "lower", 3.6 / 10.8, "mmap_lock series cover letter: 10.8 s -> 3.6 s"),
+    "scan.default.collapse_s": (
+        "collapse, many small VMAs + mmap_lock contention, khugepaged default (mmap_lock series)",
+        "lower", 3.6 / 10.8, "mmap_lock series cover letter: 10.8 s -> 3.6 s"),
+    "scan.fast.writer_p99_us": (
+        "mmap writer latency p99 while khugepaged and maps readers run, fast (mmap_lock series)",
+        "lower", None, ""),
+    "scan.default.writer_p99_us": (
+        "mmap writer latency p99 while khugepaged and maps readers run, default (mmap_lock series)",
+        "lower", None, ""),
+    "scan.fast.writer_p50_us": ("mmap writer latency p50, fast (mmap_lock series)", "lower", None, ""),
+    "scan.default.writer_p50_us": ("mmap writer latency p50, default (mmap_lock series)", "lower", None, ""),
+    "scan.fast.full_scans": ("khugepaged passes that ended before the mm collapsed, fast", "lower", None, ""),
+    "scan.default.full_scans": ("khugepaged passes that ended before the mm collapsed, default", "lower", None, ""),
+    "scan.fast.collapsed": ("regions collapsed within the cap, fast (of 16)", "higher", None, ""),
+    "scan.default.collapsed": ("regions collapsed within the cap, default (of 16)", "higher", None, ""),
     "ksm.unmerge_MiBps": (
-        "KSM unmerge throughput, 128 MiB (58f595c66591)", "higher", 5010 / 5250,
+        "KSM unmerge throughput, all sizes, ksmd stopped (58f595c66591)", "higher", 5010 / 5250,
         "58f595c66591: 5250 -> 5010 MiB/s (ksm_tests -D -s 2048)"),
     "hackbench.geomean": (
         "hackbench, geometric mean of the configurations (62b98015d988)", "lower", 0.95,
@@ -44,16 +68,31 @@ KNOWN = {
     "ro_collapse.rw_khugepaged_s": ("RW 8 MiB control: khugepaged collapse time", "lower", None, ""),
 }
 # the figures of the plot, in order
-PLOT = ["collapse_contention.collapse_s", "ksm.unmerge_MiBps", "hackbench.geomean",
-        "maps.writer_latency_p50_us", "maps.writer_latency_p99_us"]
+PLOT = ["scan.fast.collapse_s", "scan.default.collapse_s", "scan.fast.writer_p99_us",
+        "ksm.unmerge_MiBps", "hackbench.geomean"]
 PLOT_SHORT = {
-    "collapse_contention.collapse_s": "collapse under contention (s)",
+    "scan.fast.collapse_s": "collapse, khugepaged fast (s)",
+    "scan.default.collapse_s": "collapse, khugepaged default (s)",
+    "scan.fast.writer_p99_us": "mmap writer p99 (us)",
     "ksm.unmerge_MiBps": "KSM unmerge (MiB/s)",
     "hackbench.geomean": "hackbench pipes (s, geomean)",
-    "maps.writer_latency_p50_us": "mmap writer p50 (us)",
-    "maps.writer_latency_p99_us": "mmap writer p99 (us)",
 }
-COLORS = {"5.10": "#1f77b4", "6.1": "#ff7f0e", "6.12": "#2ca02c", "7.2": "#d62728"}
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
+COLORS = {b: PALETTE[i % len(PALETTE)] for i, b in enumerate(BRANCH_ORDER)}
+
+# the targets of the benchmarks issue: figure -> (test on the ratio CI, text)
+TARGETS = [
+    ("scan.fast.collapse_s", "collapse under contention, fast: ratio <= 0.33",
+     lambda f: f["ci_hi"] <= 0.33),
+    ("scan.default.collapse_s", "collapse under contention, default: ratio <= 0.33",
+     lambda f: f["ci_hi"] <= 0.33),
+    ("scan.fast.writer_p99_us", "writer p99 no worse", lambda f: f["verdict"] != "worse"),
+    ("ksm.unmerge_MiBps", "KSM unmerge ratio >= 0.95", lambda f: f["ci_lo"] >= 0.95),
+    ("hackbench.geomean", "hackbench: no significant regression", lambda f: f["verdict"] != "worse"),
+]
+BOOTSTRAP = 4000
+CONFIDENCE = 0.95
+MIN_ROUNDS = 3
 
 
 def num(v):
@@ -65,9 +104,11 @@ def num(v):
 
 
 def load(path):
-    """rows -> data[branch][metric][variant][round] = value (None = fail)"""
+    """rows -> data[branch][metric][variant][round] = value (None = fail),
+    censored = {(branch, metric, variant, round)} of values ">X" """
     data = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
     units, info = {}, defaultdict(dict)
+    censored = set()
     with open(path) as f:
         next(f, None)
         for line in f:
@@ -81,9 +122,12 @@ def load(path):
             if m == "kernel.bzimage":
                 info[b].setdefault("bzimage_" + v, set()).add(val)
                 continue
+            if val.startswith(">"):
+                censored.add((b, m, v, int(r)))
+                val = val[1:]
             data[b][m][v][int(r)] = num(val) if val != "fail" else None
             units[m] = unit
-    return data, units, info
+    return data, units, info, censored
 
 
 def fmt(x):
@@ -112,22 +156,42 @@ def spread(vals):
     return s
 
 
-def figure(m, byvar, unit):
+def bootstrap_ci(vals, seed=1):
+    """95% percentile bootstrap interval of the median of vals"""
+    if len(vals) < 2:
+        return (vals[0], vals[0]) if vals else (None, None)
+    rng = random.Random(seed)
+    n = len(vals)
+    meds = sorted(statistics.median(rng.choice(vals) for _ in range(n)) for _ in range(BOOTSTRAP))
+    a = (1 - CONFIDENCE) / 2
+    return meds[int(a * BOOTSTRAP)], meds[min(BOOTSTRAP - 1, int((1 - a) * BOOTSTRAP))]
+
+
+def figure(m, byvar, unit, cens=frozenset()):
+    """cens: {(variant, round)} whose value is censored (">X")"""
     u, p = byvar.get("unpatched", {}), byvar.get("patched", {})
     ratios = []
+    cu = cp = 0
     for r in sorted(set(u) & set(p)):
         if u[r] is not None and p[r] is not None and u[r] > 0:
             ratios.append(p[r] / u[r])
+            cu += ("unpatched", r) in cens
+            cp += ("patched", r) in cens
     label, better, seed, seednote = KNOWN.get(m, (m, "lower" if unit in ("s", "us") else "higher", None, ""))
+    lo, hi = bootstrap_ci(ratios)
     f = {
         "label": label, "unit": unit, "better": better,
         "unpatched": [u[r] for r in sorted(u)], "patched": [p[r] for r in sorted(p)],
-        "ratios": ratios,
+        "ratios": ratios, "rounds": len(ratios),
         "ratio_median": statistics.median(ratios) if ratios else None,
         "ratio_min": min(ratios) if ratios else None,
         "ratio_max": max(ratios) if ratios else None,
+        "ci_lo": lo, "ci_hi": hi, "confidence": CONFIDENCE,
+        "censored_unpatched": cu, "censored_patched": cp,
+        "bound": "upper" if cu and not cp else "lower" if cp and not cu else "none" if not cu else "both",
         "seed_ratio": seed, "seed": seednote,
     }
+    f["verdict"] = verdict(f)
     return f
 
 
@@ -156,14 +220,20 @@ def hackbench_geomean(d):
 
 
 def verdict(f):
+    """better / worse / no significant difference, from the CI of the ratio"""
     rm = f["ratio_median"]
     if rm is None:
         return ""
-    lo, hi = f["ratio_min"], f["ratio_max"]
+    if f["rounds"] < MIN_ROUNDS:
+        return "too few rounds (%d)" % f["rounds"]
+    lo, hi = f["ci_lo"], f["ci_hi"]
     if lo <= 1.0 <= hi:
-        return "within noise"
-    good = (rm < 1) == (f["better"] == "lower")
-    return "better" if good else "worse"
+        return "no significant difference"
+    lower = hi < 1.0
+    # a bound only supports the verdict on its own side
+    if (f["bound"] == "upper" and not lower) or (f["bound"] == "lower" and lower) or f["bound"] == "both":
+        return "undecided (censored)"
+    return "better" if lower == (f["better"] == "lower") else "worse"
 
 
 def ratio_cell(f):
@@ -177,20 +247,25 @@ def ratio_cell(f):
         if u and p and statistics.median(u) == 0 and statistics.median(p) > 0:
             return "unpatched 0, patched %s" % fmt(statistics.median(p))
         return "n/a"
-    return "**%.3f** (%.3f–%.3f)" % (f["ratio_median"], f["ratio_min"], f["ratio_max"])
+    mark = {"upper": "≤ ", "lower": "≥ "}.get(f["bound"], "")
+    return "%s**%.3f** [%.3f, %.3f]" % (mark, f["ratio_median"], f["ci_lo"], f["ci_hi"])
 
 
 def main():
     tsv, outdir = sys.argv[1], sys.argv[2]
     rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 5
-    data, units, info = load(tsv)
+    data, units, info, censored = load(tsv)
     branches = [b for b in BRANCH_ORDER if b in data] + sorted(b for b in data if b not in BRANCH_ORDER)
     report = {
         "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "rounds": rounds,
-        "note": "qemu TCG guests (2 vCPUs, 1 GiB) on a shared 2-CPU host, tinyconfig + the kit's "
-                "base and debug configs (lockdep, DEBUG_VM): absolute numbers mean little, only "
-                "the ratios patched/unpatched from one run count.",
+        "note": "qemu TCG guests (2 vCPUs, 1 GiB) on a shared 2-CPU host; production-like benchmark kernels: "
+                "tinyconfig + the kit's base config + configs/bench.config (no lockdep, DEBUG_VM, "
+                "DEBUG_RWSEMS; CONFIG_PREEMPT, full preemption, on every branch): absolute numbers "
+                "mean little, only the ratios patched/unpatched from one run count.",
+        "kernel_config": "tinyconfig + configs/base.config + configs/bench.config (CONFIG_PREEMPT)",
+        "statistics": "median of the per-round ratios, %d%% percentile bootstrap CI (%d resamples)" % (
+            CONFIDENCE * 100, BOOTSTRAP),
         "branches": {},
     }
     for b in branches:
@@ -205,7 +280,8 @@ def main():
         for m in sorted(d):
             if m.startswith(("wall.", "boot.", "exit.")) and m not in ("boot.completed",):
                 continue
-            figs[m] = figure(m, d[m], units.get(m, ""))
+            cens = frozenset((v, r) for (cb, cm, v, r) in censored if cb == b and cm == m)
+            figs[m] = figure(m, d[m], units.get(m, ""), cens)
         boots = d.get("boot.completed", {})
         completed = {v: "%d/%d" % (sum(1 for x in boots.get(v, {}).values() if x), len(boots.get(v, {})))
                      for v in ("unpatched", "patched")}
@@ -217,6 +293,7 @@ def main():
             "hackbench_configs_in_geomean": gm_names,
             "workloads_with_nonzero_exit": failed_exits,
             "figures": {m: f for m, f in figs.items() if m != "boot.completed"},
+            "targets": targets(figs),
         }
 
     with open(outdir + "/bench.json", "w") as f:
@@ -224,6 +301,18 @@ def main():
     write_md(report, outdir + "/bench.md")
     write_svg(report, outdir + "/bench.svg")
     print("bench-report: %s/bench.md, bench.json, bench.svg (%s)" % (outdir, " ".join(branches)))
+
+
+def targets(figs):
+    """[(target text, met / missed / not measured, ratio cell)]"""
+    out = []
+    for m, text, test in TARGETS:
+        f = figs.get(m)
+        if not f or f["ratio_median"] is None or f["rounds"] < MIN_ROUNDS:
+            out.append((text, "not measured", ""))
+            continue
+        out.append((text, "met" if test(f) else "missed", ratio_cell(f)))
+    return out
 
 
 def order_key(m):
@@ -252,13 +341,18 @@ def write_md(rep, path):
          "Generated %s by `make bench` (scripts/bench.sh, scripts/bench-report.py)." % rep["generated"],
          "",
          "**Read the ratios, not the numbers.** The guests run under qemu TCG (no KVM: 10-50x "
-         "slower than native), 2 vCPUs and 1 GiB, on a 2-CPU host shared with other jobs, with "
-         "the kit's debug config (lockdep, DEBUG_VM, DEBUG_RWSEMS): absolute times mean little, "
-         "and only ratios patched/unpatched from one run count. Each round boots the unpatched and "
-         "the patched kernel (same config) back to back, in alternating order, and runs every "
-         "workload once per boot; the ratio is taken within a round. Cells: median (min–max) "
-         "over the rounds. Ratio < 1 is better for times and latencies, > 1 for throughput and "
-         "AnonHugePages. \"within noise\": the ratio range includes 1.",
+         "slower than native), 2 vCPUs and 1 GiB, on a 2-CPU host. Kernels: production-like "
+         "benchmark kernels, tinyconfig + the kit's base config + `configs/bench.config`: no "
+         "lockdep, DEBUG_VM or DEBUG_RWSEMS, **full preemption (CONFIG_PREEMPT) on every "
+         "branch**; the test kernels of `make test` are separate. Each round boots the unpatched "
+         "and the patched kernel (same config) back to back, in alternating order, and runs every "
+         "workload once per boot; the ratio is taken within a round. Value cells: median "
+         "(min–max) over the rounds. Ratio cell: median of the per-round ratios [95%% bootstrap "
+         "confidence interval, %d resamples of the rounds]; ≤ marks an upper bound (the "
+         "unpatched kernel hit the workload's cap in some round, its real time is longer). "
+         "Ratio < 1 is better for times and latencies, > 1 for throughput. Verdict: better / "
+         "worse when the interval excludes 1, else no significant difference; none under %d "
+         "rounds." % (BOOTSTRAP, MIN_ROUNDS),
          ""]
     for b, br in rep["branches"].items():
         L.append("## %s" % b)
@@ -277,7 +371,12 @@ def write_md(rep, path):
             L.append("Workloads that exited non-zero in some boot: %s (see out/bench/runs/%s/)." % (
                 ", ".join(br["workloads_with_nonzero_exit"]), b))
         L.append("")
-        L.append("| figure | unit | unpatched | patched | ratio p/u: median (min–max) | | upstream reference |")
+        tg = br.get("targets") or []
+        if tg:
+            L.append("Targets: " + "; ".join("%s: **%s**%s" % (t, st, " (%s)" % c if c else "")
+                                               for t, st, c in tg) + ".")
+            L.append("")
+        L.append("| figure | unit | unpatched | patched | ratio p/u: median [95% CI] | verdict | upstream reference |")
         L.append("|---|---|---|---|---|---|---|")
         for m in sorted(br["figures"], key=order_key):
             f = br["figures"][m]
@@ -289,17 +388,24 @@ def write_md(rep, path):
                 name += " [%d configs]" % len(br["hackbench_configs_in_geomean"])
             L.append("| %s | %s | %s | %s | %s | %s | %s |" % (
                 name, f["unit"], spread(f["unpatched"]), spread(f["patched"]),
-                ratio_cell(f), verdict(f), seed))
+                ratio_cell(f), f["verdict"], seed))
         L.append("")
     L += ["Notes:", "",
           "- hackbench: pipes only (the kit's tinyconfig kernels have no CONFIG_NET, so no AF_UNIX "
           "sockets); 20 senders and 20 receivers per group, groups 1, 2 and 4, processes and threads, "
           "THP set to `always` while it runs (62b98015d988's gain was measured on arm64 bare metal with "
           "mmtests; here x86_64 under TCG).",
-          "- KSM: 128 MiB of identical pages instead of ksm_tests' 2 GiB; MiB/s of MADV_UNMERGEABLE.",
-          "- collapse under contention and mmap writer latency are the suite's "
-          "`collapse_contention` and `maps_consistency` (4 eligible 2 MiB regions above 4000 "
-          "one-page VMAs; 2 writer threads; maps/smaps_rollup readers for 6 s).",
+          "- KSM: like `ksm_tests -D`, 32 and 128 MiB of identical pages (instead of 2 GiB), 3 "
+          "repetitions each; ksmd merges, is stopped (run=0), then MADV_UNMERGEABLE is timed; "
+          "MiB/s over all repetitions.",
+          "- collapse under contention (`scan_contention_bench`): 16 eligible 2 MiB regions "
+          "interleaved with 30000 one-page VMAs of alternating protection, 2 writer threads "
+          "(mmap/mprotect/munmap, each op timed), one reader of /proc/self/maps and smaps_rollup; "
+          "khugepaged `fast` (scan_sleep 10 ms) and `default` (10 s), pages_to_scan 4096, each in "
+          "a fresh mm; capped at 120 s / 300 s. `full_scans`: khugepaged passes that ended before "
+          "the mm collapsed; on an unpatched kernel each one restarts the mm at its bottom.",
+          "- mmap writer latency (maps_consistency): 2 writer threads against maps/smaps_rollup "
+          "readers for 6 s, no khugepaged load.",
           "- RO collapse: MADV_COLLAPSE where the kernel has it (6.1+), khugepaged on 5.10 "
           "(given up after 8 s: \"fail\" = no collapse, the unpatched behaviour).",
           "- raw figures: out/bench/metrics.tsv; serial logs: out/bench/runs/<branch>/r<N>/boot/.",
@@ -316,7 +422,7 @@ def esc(s):
 
 def write_svg(rep, path):
     branches = list(rep["branches"])
-    W, H = 980, 430
+    W, H = 1100, 450
     left, top, bottom = 70, 60, 110
     ph = H - top - bottom
     n = len(PLOT)
@@ -325,8 +431,8 @@ def write_svg(rep, path):
     for b in branches:
         for m in PLOT:
             f = rep["branches"][b]["figures"].get(m)
-            if f and f["ratio_max"] is not None:
-                vals += [f["ratio_min"], f["ratio_max"]]
+            if f and f["ratio_median"] is not None:
+                vals += [f["ci_lo"], f["ci_hi"]]
             if f and f["seed_ratio"]:
                 vals.append(f["seed_ratio"])
     # ratios are multiplicative: log2 axis, 1/4..4 at least, clipped to 1/16..16
@@ -341,7 +447,7 @@ def write_svg(rep, path):
 
     o = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">' % (W, H),
          '<rect width="100%" height="100%" fill="white"/>',
-         '<text x="%d" y="22" font-size="15" font-weight="bold">mm-backport-kit benchmarks: ratio patched/unpatched per branch (median, min–max over %d rounds)</text>' % (left - 50, rep["rounds"]),
+         '<text x="%d" y="22" font-size="15" font-weight="bold">mm-backport-kit benchmarks: ratio patched/unpatched per branch (median, 95%% CI over %d rounds)</text>' % (left - 50, rep["rounds"]),
          '<text x="%d" y="40" fill="#555">qemu TCG guests: only ratios count. Black bar: upstream reference ratio. Log scale, clipped at 1/%d and %d.</text>' % (left - 50, 2 ** -lo, ymax)]
     # axis and grid
     for e in range(lo, hi + 1):
@@ -372,17 +478,17 @@ def write_svg(rep, path):
                 o.append('<text x="%.1f" y="%.1f" text-anchor="middle" font-size="10" fill="%s">n/a</text>' % (cx, y(1.0) - 6, COLORS.get(b, "#444")))
                 continue
             c = COLORS.get(b, "#444")
-            o.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2"/>' % (cx, y(f["ratio_min"]), cx, y(f["ratio_max"]), c))
+            o.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2"/>' % (cx, y(f["ci_lo"]), cx, y(f["ci_hi"]), c))
             o.append('<circle cx="%.1f" cy="%.1f" r="5" fill="%s"><title>%s %s: %.3f (%.3f-%.3f)</title></circle>' % (
-                cx, y(f["ratio_median"]), c, b, esc(m), f["ratio_median"], f["ratio_min"], f["ratio_max"]))
+                cx, y(f["ratio_median"]), c, b, esc(m), f["ratio_median"], f["ci_lo"], f["ci_hi"]))
     # legend
     lx = left
     for b in branches:
         o.append('<circle cx="%d" cy="%d" r="5" fill="%s"/>' % (lx, H - 30, COLORS.get(b, "#444")))
         o.append('<text x="%d" y="%d">%s</text>' % (lx + 10, H - 26, b))
-        lx += 70
-    o.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black" stroke-width="3"/>' % (lx, H - 30, lx + 24, H - 30))
-    o.append('<text x="%d" y="%d">upstream reference (mmap_lock series: 3.6/10.8 s, 58f595c66591: 5010/5250 MiB/s, 62b98015d988: 0.95)</text>' % (lx + 30, H - 26))
+        lx += 64
+    o.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black" stroke-width="3"/>' % (left - 5, H - 10, left + 19, H - 10))
+    o.append('<text x="%d" y="%d">upstream reference (mmap_lock series: 3.6/10.8 s, 58f595c66591: 5010/5250 MiB/s, 62b98015d988: 0.95); bars: 95%% bootstrap CI</text>' % (left + 25, H - 6))
     o.append("</svg>")
     with open(path, "w") as f:
         f.write("\n".join(o) + "\n")

@@ -1,11 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # bench.sh [BRANCH...] - before/after benchmarks: for each branch (default:
-# all), boot the unpatched and the patched kernel (same config, the ones
-# scripts/boot.sh builds) with the bench initramfs (tests/bench/ plus the
-# suite's collapse_contention and maps_consistency), BENCH_ROUNDS times
-# each (default 5), and report every figure as the ratio patched/unpatched:
-# median and min-max over the rounds.  (make bench [BRANCH=b])
+# all), boot the unpatched and the patched benchmark kernel (scripts/boot.sh
+# --profile bench: production-like configs/bench.config, no lockdep or
+# DEBUG_VM, full preemption on every branch; built and cached in build-bench/
+# next to the test kernels) with the bench initramfs (tests/bench/ plus the
+# suite's maps_consistency), BENCH_ROUNDS times each (default 10), and report
+# every figure as the ratio patched/unpatched: the median over the rounds
+# with a 95% bootstrap confidence interval and a verdict (bench-report.py).
+# (make bench [BRANCH=b])
 #
 # Rounds: one boot runs every workload once; a round is one unpatched and
 # one patched boot back to back, in alternating order (U P, P U, ...).  The
@@ -19,14 +22,17 @@
 # logs out/bench/runs/<branch>/r<N>/boot/.  Benchmarks never fail the test
 # suite: a broken boot or workload is reported, and the script goes on.
 # metrics.tsv keeps the figures of branches not named this time.
-# Environment: BENCH_ROUNDS (default 5), BOOT_TIMEOUT (default 300),
-# TEST_TIMEOUT (default 150).
+# Environment: BENCH_ROUNDS (default 10), BENCH_SCAN_MODES (khugepaged
+# settings of scan_contention_bench, default "fast,default"), BOOT_TIMEOUT
+# (default 1500), TEST_TIMEOUT (per workload, default 600).
 set -eu
 set -o pipefail
 . "$(dirname "$0")/lib.sh"
 
-ROUNDS=${BENCH_ROUNDS:-5}
-case $ROUNDS in ''|*[!0-9]*|0) die "BENCH_ROUNDS=$ROUNDS: use a count >= 1 (5 for the report)" ;; esac
+ROUNDS=${BENCH_ROUNDS:-10}
+case $ROUNDS in ''|*[!0-9]*|0) die "BENCH_ROUNDS=$ROUNDS: use a count >= 1 (10 for the report)" ;; esac
+SCAN_MODES=${BENCH_SCAN_MODES:-fast,default}
+case $SCAN_MODES in *[!a-z,]*|'') die "BENCH_SCAN_MODES=$SCAN_MODES: use a comma-separated list of fast, default" ;; esac
 [ "$#" -gt 0 ] || set -- $SUPPORTED_BRANCHES
 for b in "$@"; do require_branch "$b"; done
 
@@ -80,24 +86,25 @@ boot_one() {
 	dir=$BENCH_DIR/runs/$branch/r$round
 	out=$dir/boot-$variant.out
 	mkdir -p "$dir"
-	rm -f "$out" "$dir/boot/$branch-$variant".*
+	rm -f "$out" "$dir/boot/$branch-$variant-bench".*
 	progress "bench: $branch round $round/$ROUNDS: $variant kernel$([ "$nobuild" = 1 ] || echo ' (build if needed)')"
 	t0=$(date +%s)
 	build=()
 	[ "$nobuild" = 0 ] || build=(--no-build)
 	MMBK_OUT=$dir "$KIT_DIR/scripts/boot.sh" --branch "$branch" --variant "$variant" \
-		--suite-dir "$BIN" --modules none --no-expect "${build[@]}" \
-		--timeout "${BOOT_TIMEOUT:-300}" --test-timeout "${TEST_TIMEOUT:-150}" 2>&1 | tee "$out" |
+		--profile bench --suite-dir "$BIN" --modules none --no-expect ${build[@]+"${build[@]}"} \
+		--append "mmbk.scan_modes=$SCAN_MODES" \
+		--timeout "${BOOT_TIMEOUT:-1500}" --test-timeout "${TEST_TIMEOUT:-600}" 2>&1 | tee "$out" |
 		grep --line-buffered -E '^\[[0-9:]+\] (kbuild|boot): |^(not )?ok [0-9]+ |^boot [0-9.]+ ' |
 		sed -u 's/^/    /' >&2 || rc=$?
 	# live: build lines, one line per finished workload, the summary; all in $out
-	log=$dir/boot/$branch-$variant.log
+	log=$dir/boot/$branch-$variant-bench.log
 	if [ ! -f "$log" ]; then
 		warn "$branch $variant round $round: no serial log (boot.sh rc=$rc; see $out)"
 		printf '%s\t%s\t%s\tboot.completed\t0\tbool\n' "$branch" "$variant" "$round" >> "$TSV"
 		return 0
 	fi
-	img=$(build_dir "$branch" "$variant")/arch/x86/boot/bzImage	# boot.sh's OBJ
+	img=$(build_dir "$branch" "$variant" bench)/arch/x86/boot/bzImage	# boot.sh's OBJ
 	sha=$(sha256sum "$img" 2>/dev/null | cut -c1-12) || sha=none
 	{
 		metrics_of "$log" "$branch" "$variant" "$round"
@@ -106,7 +113,7 @@ boot_one() {
 	} >> "$TSV"
 	# one line of figures per boot, so progress shows numbers
 	awk -F'\t' -v b="$branch" -v v="$variant" -v r="$round" '
-		$1 == b && $2 == v && $3 == r && $4 ~ /^(collapse_contention|ksm\.unmerge|maps\.writer_latency_p99|ro_collapse\.ro_|hackbench\.process-pipes-4)/ {
+		$1 == b && $2 == v && $3 == r && $4 ~ /^(scan\.[a-z]+\.(collapse_s|full_scans|writer_p99_us)|ksm\.unmerge_MiBps|ro_collapse\.ro_|hackbench\.process-pipes-4)/ {
 			s = s sprintf(" %s=%s", $4, $5) }
 		END { print "    figures:" s }' "$TSV" >&2
 	[ "$rc" = 0 ] || warn "$branch $variant round $round: boot.sh rc=$rc (see $out)"

@@ -17,19 +17,23 @@
 # --suite-dir DIR   pack DIR's programs instead of building tests/suite
 # --modules M       kit (default: build tests/module with DKMS), none, or
 #                   a comma-separated list of .ko files
+# --profile P       test (default: debug config), bench (production-like,
+#                   configs/bench.config) or rt (PREEMPT_RT + debug); each
+#                   has its own build dir (build-<P>) and log tag
 # --no-build        boot the kernel already in the build dir
 # --no-expect       report the results as they are; exit 0
+# --append ARGS     more kernel command line (e.g. mmbk.scan_modes=fast)
 # --timeout S (240) --test-timeout S (150, per program) --mem M (1024M)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 usage() {
-	die "$1; usage: boot.sh --branch B|--kdir DIR [--variant patched|unpatched|without-<topic>] [--suite-dir DIR] [--modules kit|none|a.ko,...] [--no-build] [--no-expect] [--timeout S] [--test-timeout S] [--mem M] [--judge LOG]"
+	die "$1; usage: boot.sh --branch B|--kdir DIR [--variant patched|unpatched|without-<topic>] [--profile test|bench|rt] [--suite-dir DIR] [--modules kit|none|a.ko,...] [--no-build] [--no-expect] [--append ARGS] [--timeout S] [--test-timeout S] [--mem M] [--judge LOG]"
 }
 
 parse_args() {
-	BRANCH_ARG='' KDIR_ARG='' VARIANT=patched SUITE_DIR='' MODULES=kit BUILD=1
-	EXPECT=1 TIMEOUT=240 TEST_TIMEOUT=150 MEM=1024M JUDGE=''
+	BRANCH_ARG='' KDIR_ARG='' VARIANT=patched PROFILE=test SUITE_DIR='' MODULES=kit BUILD=1
+	APPEND='' EXPECT=1 TIMEOUT=240 TEST_TIMEOUT=150 MEM=1024M JUDGE=''
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--no-build) BUILD=0; shift; continue ;;
@@ -40,6 +44,8 @@ parse_args() {
 		--branch) BRANCH_ARG=$2 ;;
 		--kdir) KDIR_ARG=$2 ;;
 		--variant) VARIANT=$2 ;;
+		--profile) PROFILE=$2 ;;
+		--append) APPEND=$2 ;;
 		--suite-dir) SUITE_DIR=$2 ;;
 		--modules) MODULES=$2 ;;
 		--timeout) TIMEOUT=$2 ;;
@@ -54,7 +60,15 @@ parse_args() {
 	patched|unpatched|without-?*) ;;
 	*) usage "unknown variant '$VARIANT'" ;;
 	esac
+	case $PROFILE in
+	test|bench|rt) mapfile -t PROFILE_ARGS < <(kernel_profile_args "$PROFILE") ;;
+	*) usage "unknown profile '$PROFILE'" ;;
+	esac
 	case $TEST_TIMEOUT in ''|*[!0-9]*) usage "--test-timeout $TEST_TIMEOUT is not a number of seconds" ;; esac
+}
+
+profile_suffix() {	# "" for the test kernels, -<profile> for the others
+	[ "$PROFILE" = test ] || printf -- '-%s' "$PROFILE"
 }
 
 # boot_tree: sets BRANCH_B, SRC (unless judging), OBJ and TAG
@@ -65,19 +79,19 @@ boot_tree() {
 		BRANCH_B=$(tree_branch "$SRC")
 		[ -z "$BRANCH_ARG" ] || [ "$BRANCH_ARG" = "$BRANCH_B" ] ||
 			die "--kdir $KDIR_ARG is branch $BRANCH_B but --branch is $BRANCH_ARG; drop --branch or fix --kdir"
-		OBJ=$CACHE_DIR/build/$BRANCH_B-kdir-$(path_key "$SRC")
-		TAG=$BRANCH_B-kdir-$VARIANT
+		OBJ=$CACHE_DIR/build/$BRANCH_B-kdir-$(path_key "$SRC")$(profile_suffix)
+		TAG=$BRANCH_B-kdir-$VARIANT$(profile_suffix)
 		return 0
 	fi
 	BRANCH_ARG=${BRANCH_ARG:-$DEFAULT_BRANCH}
 	require_branch "$BRANCH_ARG"
 	BRANCH_B=$BRANCH_ARG
-	TAG=$BRANCH_B-$VARIANT
+	TAG=$BRANCH_B-$VARIANT$(profile_suffix)
 	if [ "$VARIANT" = patched ] && [ -z "$(series_patches "$(series_file "$BRANCH_B")")" ]; then
 		progress "boot: the $BRANCH_B series is empty: the patched kernel is the pristine one"
 		src_variant=unpatched
 	fi
-	OBJ=$(build_dir "$BRANCH_B" "$src_variant")
+	OBJ=$(build_dir "$BRANCH_B" "$src_variant" "$PROFILE")
 	[ -n "$JUDGE" ] && return 0
 	SRC=$("$KIT_DIR/scripts/worktree.sh" "$BRANCH_B" "$src_variant" | tail -n1)
 	[ -f "$SRC/Makefile" ] || die "scripts/worktree.sh gave no tree for $BRANCH_B $src_variant"
@@ -88,7 +102,7 @@ build_kernel() {
 		warn "--no-build: booting the kernel already in $OBJ, not rebuilt"
 	else
 		# "modules" writes Module.symvers, which the test module links against
-		"$KIT_DIR/scripts/kbuild.sh" "$SRC" "$OBJ" bzImage modules
+		"$KIT_DIR/scripts/kbuild.sh" ${PROFILE_ARGS[@]+"${PROFILE_ARGS[@]}"} "$SRC" "$OBJ" bzImage modules
 	fi
 	[ -f "$OBJ/arch/x86/boot/bzImage" ] || die "no $OBJ/arch/x86/boot/bzImage; build it (drop --no-build)"
 }
@@ -119,8 +133,8 @@ judge() {
 	out=$OUT_DIR/boot/$(basename "$log" .log).ktap
 	mkdir -p "$OUT_DIR/boot"
 	"$KIT_DIR/scripts/ktap.py" judge "$log" --branch "$BRANCH_B" \
-		--expect "$KIT_DIR/tests/suite/expect.table" "${expect[@]}" \
-		--title "boot $BRANCH_B $VARIANT" --note "$note" > "$out" || rc=$?
+		--expect "$KIT_DIR/tests/suite/expect.table" "${expect[@]}" --profile "$PROFILE" \
+		--title "boot $BRANCH_B $VARIANT$(profile_suffix)" --note "$note" > "$out" || rc=$?
 	cat "$out"
 	return "$rc"
 }
@@ -145,7 +159,7 @@ main() {
 	"$KIT_DIR/scripts/initramfs.sh" "$dir/$TAG.cpio" "$(suite_dir)" "${mods[@]}"
 	t0=$(date +%s)
 	"$KIT_DIR/scripts/guest-run.sh" "$OBJ/arch/x86/boot/bzImage" "$dir/$TAG.cpio" "$log" \
-		--timeout "$TIMEOUT" --mem "$MEM" --append "mmbk.test_timeout=$TEST_TIMEOUT" || rc=$?
+		--timeout "$TIMEOUT" --mem "$MEM" --append "mmbk.test_timeout=$TEST_TIMEOUT${APPEND:+ $APPEND}" || rc=$?
 	boot_s=$(( $(date +%s) - t0 ))
 	[ "$rc" = 0 ] || progress "boot: qemu exit status $rc (124: timed out); judging what the log holds"
 	judge "$log" "build ${build_s}s, boot ${boot_s}s; log $log"

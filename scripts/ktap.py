@@ -358,9 +358,14 @@ class Expect:
             ' '.join(sorted(self.topics)))
         return None
 
-    def expected(self, case, branch, present):
-        """(result, why) for CASE on BRANCH with the topics PRESENT."""
-        for b in (branch, '*'):
+    def expected(self, case, branch, present, profile='test'):
+        """(result, why) for CASE on BRANCH with the topics PRESENT; a kernel
+        of another PROFILE (rt) looks for rows of "<branch>-<profile>" and
+        "*-<profile>" first."""
+        keys = (branch, '*')
+        if profile != 'test':
+            keys = (f'{branch}-{profile}', f'*-{profile}') + keys
+        for b in keys:
             if (case, b) in self.rows:
                 topic, unpatched, patched = self.rows[(case, b)]
                 have = topic in present
@@ -368,8 +373,9 @@ class Expect:
                         f'{"with" if have else "without"} {topic}, expect.table row {b}')
         return 'pass', 'not in expect.table'
 
-    def listed(self, branch):
-        return sorted({c for (c, b) in self.rows if b in (branch, '*')})
+    def listed(self, branch, profile='test'):
+        keys = {branch, '*'} | ({f'{branch}-{profile}', f'*-{profile}'} if profile != 'test' else set())
+        return sorted({c for (c, b) in self.rows if b in keys})
 
 
 def result_of(test):
@@ -408,7 +414,7 @@ class Judge:
         if self.args.no_expect:
             want, why = got, 'not judged (--no-expect)'
         else:
-            want, why = self.expect.expected(full, self.args.branch, self.present)
+            want, why = self.expect.expected(full, self.args.branch, self.present, self.args.profile)
         if want == 'any' and got in ('pass', 'fail'):
             want = got
         reason = getattr(test, 'mmbk_reason', '')
@@ -446,7 +452,7 @@ class Judge:
                 ok &= self.judge_case(depth + 1, k, name, f'{full}.{name}', sub)
         for case in self.missing_in(full, test):
             k += 1
-            want, why = self.expect.expected(case, self.args.branch, self.present)
+            want, why = self.expect.expected(case, self.args.branch, self.present, self.args.profile)
             self.emit(depth + 1, f'# {case}: not reported, expected {want} ({why})')
             self.emit(depth + 1, f'not ok {k} {case[len(full) + 1:]}')
             self.bad += 1
@@ -469,9 +475,9 @@ class Judge:
             return []
         seen = {f'{full}.{t.name}' for t in test.subtests}
         out = []
-        for case in self.expect.listed(self.args.branch):
+        for case in self.expect.listed(self.args.branch, self.args.profile):
             if case.startswith(full + '.') and '.' not in case[len(full) + 1:] and case not in seen:
-                if self.expect.expected(case, self.args.branch, self.present)[0] != 'pass':
+                if self.expect.expected(case, self.args.branch, self.present, self.args.profile)[0] != 'pass':
                     out.append(case)
         return out
 
@@ -583,6 +589,8 @@ def main():
     p.add_argument('--variant', help='patched, unpatched or without-<topic>')
     p.add_argument('--topics', help='comma-separated topics present in the kernel')
     p.add_argument('--no-expect', action='store_true', help='report results as they are (exit 0)')
+    p.add_argument('--profile', default='test', choices=('test', 'bench', 'rt'),
+                   help='kernel profile: rt also reads the "<branch>-rt" and "*-rt" rows')
     p.add_argument('--title', default='boot')
     p.add_argument('--note', default='')
     p = sub.add_parser('metrics', help='numeric diagnostics of a KTAP file')

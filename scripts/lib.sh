@@ -353,12 +353,29 @@ variant_dir() {
 	esac
 }
 
-# build_dir BRANCH VARIANT -> kernel build dir (O=) for that tree.  Each sits
-# next to its source tree, so every variant sees its source as "../linux":
-# with CCACHE_BASEDIR the compiler runs of the variants are the same and a
-# variant's build reuses every object the series does not change.
+# build_dir BRANCH VARIANT [PROFILE] -> kernel build dir (O=) for that tree:
+# build/ for the test kernels, build-<profile>/ for the others (bench, rt;
+# see kernel_profile_args).  Each sits next to its source tree, so every
+# variant sees its source as "../linux": with CCACHE_BASEDIR the compiler
+# runs of the variants are the same and a variant's build reuses every
+# object the series does not change.
 build_dir() {
-	printf '%s/build\n' "$(dirname "$(variant_dir "$1" "$2")")"
+	local suffix=
+	case ${3:-test} in test) ;; *) suffix=-$3 ;; esac
+	printf '%s/build%s\n' "$(dirname "$(variant_dir "$1" "$2")")" "$suffix"
+}
+
+# kernel_profile_args PROFILE -> scripts/kbuild.sh options, one a line:
+#   test   tinyconfig + base + debug.config (lockdep, DEBUG_VM): the boot tests
+#   bench  production-like: base + bench.config, no debug.config (make bench)
+#   rt     the test kernel with PREEMPT_RT (configs/rt.config; make boot RT=1)
+kernel_profile_args() {
+	case $1 in
+	test) ;;
+	bench) printf '%s\n' --no-debug --fragment "$KIT_DIR/configs/bench.config" ;;
+	rt) printf '%s\n' --fragment "$KIT_DIR/configs/rt.config" ;;
+	*) die "unknown kernel profile '$1'; use test, bench or rt" ;;
+	esac
 }
 
 series_file() {		# BRANCH -> the branch's quilt series

@@ -226,7 +226,10 @@ main() {
 	local f files=() cp sc
 	[ -f "$TABLE" ] || die "no rule table $TABLE"
 	if [ $# -gt 0 ]; then
-		for f in "$@"; do files+=("$(cd "$(dirname "$f")" && pwd)/${f##*/}"); done
+		for f in "$@"; do
+			[ -f "$f" ] || die "$f is not a patch file; usage: lint.sh [PATCH...] (no argument: every patch of the kit)"
+			files+=("$(cd "$(dirname "$f")" && pwd)/${f##*/}")
+		done
 	else
 		files=("$KIT_DIR"/patches/*.patch "$KIT_DIR"/backports/*/*.patch)
 		check_series

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # matrix.sh [--boot] [--full] [BRANCH...] - tree, apply and check on every
 # branch; with --boot also the boots: the patched kernel of every branch and
-# the baselines of tests/suite/baselines.table (--full: every baseline).
+# the baselines of tests/suite/baselines.table (--full: every baseline, and
+# the PREEMPT_RT boot of the patched kernel on the branches whose "rt"
+# column in backports/branches.table is yes).
 # Writes out/matrix.md (per patch, per topic, per check and boot), the KTAP
 # of every step in out/ktap/ and out/junit.xml.  Exit 1 if anything failed.
 set -euo pipefail
@@ -94,10 +96,25 @@ run_branch() {
 	[ -n "$tree" ] || return 0
 	step "$b" check "$KTAP_DIR/$b-check.ktap" "$KIT_DIR/scripts/check.sh" "$tree"
 	[ "$boot" = 1 ] || return 0
-	for v in patched $(baselines "$b" "$full"); do
-		step "$b" "boot-$v" "$KTAP_DIR/$b-boot-$v.ktap" \
-			"$KIT_DIR/scripts/boot.sh" --branch "$b" --variant "$v"
+	for v in $(boots "$b" "$full"); do
+		case $v in
+		*@*) step "$b" "boot-${v%@*}-${v#*@}" "$KTAP_DIR/$b-boot-${v%@*}-${v#*@}.ktap" \
+			"$KIT_DIR/scripts/boot.sh" --branch "$b" --variant "${v%@*}" --profile "${v#*@}" ;;
+		*) step "$b" "boot-$v" "$KTAP_DIR/$b-boot-$v.ktap" \
+			"$KIT_DIR/scripts/boot.sh" --branch "$b" --variant "$v" ;;
+		esac
 	done
+}
+
+# boots BRANCH FULL -> the kernels to boot, VARIANT or VARIANT@PROFILE: the
+# patched one, the baselines, and with FULL the PREEMPT_RT boot of the
+# patched kernel where the branch's mainline has PREEMPT_RT
+boots() {
+	{
+		echo patched
+		baselines "$1" "$2"
+		if [ "$2" = 1 ] && [ "$(branch_field "$1" rt)" = yes ]; then echo patched@rt; fi
+	} | awk '!seen[$0]++'
 }
 
 # ---- reports ----------------------------------------------------------------

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hackbench [LOOPS] [THP-MODE] - seed 000 reported a ~5% average hackbench
+ * hackbench [LOOPS] [THP-MODE] - 62b98015d988 reported a ~5% average hackbench
  * gain (arm64, mmtests): the same messaging pattern, small enough for a
  * 2-vCPU TCG guest.
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ro_collapse_bench [MODE] - seed 000: what collapsing read-only anonymous
+ * ro_collapse_bench [MODE] - 62b98015d988: what collapsing read-only anonymous
  * memory gives: AnonHugePages of a read-only region and the time to
  * collapse it.  Same approach as tests/suite/ro_collapse{,_khugepaged}.c:
  * THP "madvise" mode, a region written with small pages, then

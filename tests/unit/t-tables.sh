@@ -53,6 +53,8 @@ test_baselines_table() {
 		for v in $v; do
 			case $v in
 			-|unpatched) ;;
+			patched@rt) [ "$(branch_field "$b" rt)" = yes ] ||
+				fail "baselines.table: $b: patched@rt on a branch without PREEMPT_RT (rt column)" ;;
 			without-*) t=${v#without-}; is_topic "$t" || fail "baselines.table: $b: unknown topic in $v" ;;
 			*) fail "baselines.table: $b: unknown variant $v" ;;
 			esac

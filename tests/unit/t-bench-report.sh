@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: GPL-2.0
+# tier: fast
+# scripts/bench-report.py on canned figures (metrics.tsv as scripts/bench.sh
+# writes it): paired ratios, the bootstrap interval of their median, the
+# verdict, censored values (">X", a workload's cap), targets, and the three
+# outputs (md, json, svg: parsed by their own readers).
+
+REPORT=$KIT_DIR/scripts/bench-report.py
+
+# canned METRIC UNIT ROUNDS UNPATCHED_EXPR PATCHED_EXPR: TSV rows of branch
+# 6.12, round r's values from awk expressions of r (strings allowed)
+canned() {
+	awk -v m="$1" -v u="$2" -v n="$3" -v ue="$4" -v pe="$5" 'BEGIN {
+		for (r = 1; r <= n; r++) {
+			uv = ue; pv = pe
+			gsub(/r/, r, uv); gsub(/r/, r, pv)
+			printf "6.12\tunpatched\t%d\t%s\t%s\t%s\n", r, m, val(uv), u
+			printf "6.12\tpatched\t%d\t%s\t%s\t%s\n", r, m, val(pv), u
+		}
+	}
+	function val(e,   p) {	# "A+B%C": A + (r-dependent noise B * ((r*7)%C)/C)
+		if (e ~ /^>/ || e == "fail") return e
+		split(e, p, /[+%]/)
+		return sprintf("%.4f", p[1] + (p[2] ? p[2] * ((r * 7) % p[3]) / p[3] : 0))
+	}'
+}
+
+# report TSV -> runs the report into $T/rep (md, json, svg)
+report() {
+	rm -rf "$T/rep"
+	mkdir -p "$T/rep"
+	/usr/bin/python3 "$REPORT" "$1" "$T/rep" 10 > "$T/rep/out" || fail "bench-report.py failed: $(cat "$T/rep/out")"
+}
+
+# field METRIC KEY -> the figure's KEY from bench.json
+field() {
+	/usr/bin/python3 -c 'import json, sys
+f = json.load(open(sys.argv[1]))["branches"]["6.12"]["figures"][sys.argv[2]]
+print(f[sys.argv[3]])' "$T/rep/bench.json" "$1" "$2"
+}
+
+header() {
+	printf 'branch\tvariant\tround\tmetric\tvalue\tunit\n'
+}
+
+test_clear_gain_is_better_with_an_interval_below_one() {
+	{ header; canned scan.fast.collapse_s s 10 "10+1%5" "3+0.3%4"; } > "$T/m.tsv"
+	report "$T/m.tsv"
+	[ "$(field scan.fast.collapse_s verdict)" = better ] || fail "verdict $(field scan.fast.collapse_s verdict)"
+	/usr/bin/python3 - "$T/rep/bench.json" <<'EOF' || fail "interval does not hold the median, or is not below 1"
+import json, sys
+f = json.load(open(sys.argv[1]))["branches"]["6.12"]["figures"]["scan.fast.collapse_s"]
+assert f["rounds"] == 10, f
+assert f["ci_lo"] <= f["ratio_median"] <= f["ci_hi"] < 1, f
+assert 0.25 < f["ratio_median"] < 0.36, f
+EOF
+	grep -q 'collapse under contention, fast: ratio <= 0.33: \*\*met\*\*' "$T/rep/bench.md" ||
+		fail "target line missing: $(grep Targets "$T/rep/bench.md")"
+}
+
+test_noise_is_no_significant_difference() {
+	{ header; canned ksm.unmerge_MiBps MiB/s 10 "100+10%3" "100+10%4"; } > "$T/m.tsv"
+	report "$T/m.tsv"
+	[ "$(field ksm.unmerge_MiBps verdict)" = "no significant difference" ] ||
+		fail "verdict $(field ksm.unmerge_MiBps verdict)"
+}
+
+test_slower_throughput_is_worse_and_misses_its_target() {
+	{ header; canned ksm.unmerge_MiBps MiB/s 10 "100+5%3" "67+5%4"; } > "$T/m.tsv"
+	report "$T/m.tsv"
+	[ "$(field ksm.unmerge_MiBps verdict)" = worse ] || fail "verdict $(field ksm.unmerge_MiBps verdict)"
+	grep -q 'KSM unmerge ratio >= 0.95: \*\*missed\*\*' "$T/rep/bench.md" || fail "KSM target not missed"
+}
+
+test_censored_unpatched_gives_an_upper_bound() {
+	{ header; canned scan.default.collapse_s s 10 ">300" "60+5%3"; } > "$T/m.tsv"
+	report "$T/m.tsv"
+	[ "$(field scan.default.collapse_s bound)" = upper ] || fail "bound $(field scan.default.collapse_s bound)"
+	[ "$(field scan.default.collapse_s verdict)" = better ] || fail "verdict $(field scan.default.collapse_s verdict)"
+	grep -q '≤ \*\*0.2' "$T/rep/bench.md" || fail "no upper-bound mark in bench.md"
+	# an upper bound above 1 says nothing: the real ratio may be below 1
+	{ header; canned scan.default.collapse_s s 10 ">100" "150+5%3"; } > "$T/m.tsv"
+	report "$T/m.tsv"
+	[ "$(field scan.default.collapse_s verdict)" = "undecided (censored)" ] ||
+		fail "verdict with an upper bound > 1: $(field scan.default.collapse_s verdict)"
+	# a censored patched time is a lower bound: above 1 it still says worse
+	{ header; canned scan.default.collapse_s s 10 "60+5%3" ">300"; } > "$T/m.tsv"
+	report "$T/m.tsv"
+	[ "$(field scan.default.collapse_s bound)" = lower ] || fail "bound $(field scan.default.collapse_s bound)"
+	[ "$(field scan.default.collapse_s verdict)" = worse ] ||
+		fail "verdict with censored patched: $(field scan.default.collapse_s verdict)"
+}
+
+test_too_few_rounds_get_no_verdict() {
+	{ header; canned hackbench.process-pipes-4 s 2 "10+1%5" "3+0.3%4"; } > "$T/m.tsv"
+	report "$T/m.tsv"
+	[ "$(field hackbench.process-pipes-4 verdict)" = "too few rounds (2)" ] ||
+		fail "verdict $(field hackbench.process-pipes-4 verdict)"
+}
+
+test_outputs_parse() {
+	{ header; canned scan.fast.collapse_s s 10 "10+1%5" "3+0.3%4"
+	  canned ksm.unmerge_MiBps MiB/s 10 "100+10%3" "100+10%4"; } > "$T/m.tsv"
+	report "$T/m.tsv"
+	xmllint --noout "$T/rep/bench.svg" || fail "bench.svg is not well-formed XML"
+	grep -q '^| figure | unit | unpatched | patched | ratio p/u: median \[95% CI\] | verdict |' "$T/rep/bench.md" ||
+		fail "no table header in bench.md"
+}
