@@ -16,7 +16,7 @@
 #   make coccicheck KDIR=dir [MODE=report|patch|context|org] [COCCI=cocci/x.cocci] [M=mm]   the kernel's coccicheck with the kit's macro file
 #   make lint                   patch header rules (scripts/header-rules.table) + checkpatch + shellcheck
 #   make test-fast              tests that need no kernel tree (< 1 min)
-#   make test    [FULL=1]       test-fast, unit tests, matrix with boots (FULL=1: every baseline)
+#   make test    [FULL=1]       test-fast, unit tests, matrix with boots (FULL=1: also the full-tier unit tests, every baseline, the PREEMPT_RT boots)
 #   make bench   [BRANCH=b]     before/after benchmarks (all branches without BRANCH=): out/bench.{md,json,svg}
 #   make bench-kit [BRANCH=b]   wall time of apply, check, matrix (cold/warm): out/bench-kit.{md,json}
 

@@ -384,21 +384,8 @@ failed_patch() {
 # save_rejects SRCDIR PATCH: rerun PATCH on a copy of its files (as they are
 # now) to keep its rejects in out/rejects/<tree>/<patch>/; prints the dir
 save_rejects() {
-	local src=$1 name=$2 dir tmp f
-	dir=$OUT_DIR/rejects/$TREE_NAME/$name
-	tmp=$RUN_DIR/rej
-	rm -rf "$tmp" "$dir"
-	mkdir -p "$tmp" "$dir"
-	for f in $(patch_files "$src/$name"); do
-		[ -f "$TREE/$f" ] || continue
-		mkdir -p "$tmp/$(dirname "$f")"
-		cp "$TREE/$f" "$tmp/$f"
-	done
-	patch -d "$tmp" -p1 -F0 -s --no-backup-if-mismatch < "$src/$name" > "$tmp/.log" 2>&1 || true
-	while IFS= read -r f; do
-		mkdir -p "$dir/$(dirname "$f")"
-		cp "$tmp/$f" "$dir/$f"
-	done < <(cd "$tmp" && find . -name '*.rej' -printf '%P\n')
+	local dir=$OUT_DIR/rejects/$TREE_NAME/$2
+	patch_rejects "$1/$2" "$TREE" "$RUN_DIR/rej" "$dir" > /dev/null
 	printf '%s\n' "$dir"
 }
 

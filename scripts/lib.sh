@@ -416,6 +416,29 @@ patch_header() {
 	sed -n '1,/^---$/p' "$1"
 }
 
+# patch_rejects PATCH FROMDIR SCRATCH DEST: PATCH tried at fuzz 0 on a copy
+# (in SCRATCH, emptied) of the files it touches as FROMDIR has them; its
+# .rej files go to DEST (emptied); prints a one-line summary of what failed
+# ("N out of M hunks FAILED in FILE; ...").  Never fails.
+patch_rejects() {
+	local patchfile=$1 from=$2 tmp=$3 dest=$4 f
+	rm -rf "$tmp" "$dest"
+	mkdir -p "$tmp" "$dest"
+	for f in $(patch_files "$patchfile"); do
+		[ -e "$from/$f" ] || continue
+		mkdir -p "$tmp/$(dirname "$f")"
+		cp "$from/$f" "$tmp/$f"
+	done
+	patch -d "$tmp" -p1 -F0 --no-backup-if-mismatch < "$patchfile" > "$tmp/.kit-patch.log" 2>&1 || true
+	while IFS= read -r f; do
+		mkdir -p "$dest/$(dirname "$f")"
+		cp "$tmp/$f" "$dest/$f"
+	done < <(cd "$tmp" && find . -name '*.rej' -printf '%P\n')
+	sed -n -e 's/^\([0-9]* out of [0-9]* hunks\{0,1\} FAILED\).* to file \(.*\)\.rej$/\1 in \2/p' \
+		-e 's/^can.t find file to patch.*/a file is missing/p' "$tmp/.kit-patch.log" |
+		paste -sd';' | sed 's/;/; /g'
+}
+
 # patch_header_end PATCHFILE -> line number of the '---' ending the header
 # (or the last line when there is none)
 patch_header_end() {

@@ -21,13 +21,8 @@ rules() {	# rules -> "rule applies kind arg message" rows, TAB separated
 	grep -v '^#' "$TABLE" | grep -v '^[[:space:]]*$' | tr -s '\t'
 }
 
-# header_end FILE -> line number of the "---" that ends the header (or the last line)
-header_end() {
-	awk '/^---$/ { print NR; f = 1; exit } END { if (!f) print NR }' "$1"
-}
-
 header() {	# header FILE -> the header lines
-	sed -n "1,$(header_end "$1")p" "$1"
+	sed -n "1,$(patch_header_end "$1")p" "$1"
 }
 
 # body_first FILE -> "LINE<TAB>TEXT" of the first non-blank line after the mail headers
@@ -87,7 +82,7 @@ diff_body() {
 # check_rule FILE RULE KIND ARG MESSAGE
 check_rule() {
 	local f=$1 rule=$2 kind=$3 arg=$4 msg=$5 end up line bf v
-	end=$(header_end "$f")
+	end=$(patch_header_end "$f")
 	up=$(upstream_of "$f")
 	case $kind in
 	first-line)

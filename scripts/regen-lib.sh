@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # regen-lib.sh - the machinery that rebuilds a backport from the semantic
-# patches in cocci/ (sourced by scripts/regen.sh and scripts/retarget.sh,
-# after scripts/lib.sh; never run).
+# patches in cocci/ (sourced by scripts/regen.sh, scripts/retarget.sh and
+# tests/cocci/run.sh, after scripts/lib.sh; never run).
 #
 # The caller sets:
 #   RG_TMP     scratch directory (RG_TMP/tree holds the files touched so far,
@@ -196,11 +196,6 @@ EOF
 	for f in $files; do
 		file_diff "$f"
 	done >"$RG_TMP/body"
-}
-
-# patch_header PATCHFILE: everything up to and including the first '---'
-patch_header() {
-	sed -n '1,/^---$/p' "$1"
 }
 
 # assemble_patch HEADERFILE BODYFILE: header, regenerated diffstat, body

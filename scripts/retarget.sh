@@ -61,22 +61,7 @@ report() {	# report NAME STATUS
 # save_rejects NAME: the rejects of the branch patch on the current state
 # (in DEST/rejects/NAME); prints a one-line summary of the failed hunks
 save_rejects() {
-	local name=$1 tmp=$RG_TMP/rej f dir=$DEST/rejects/$1
-	rm -rf "$tmp" "$dir"
-	mkdir -p "$tmp" "$dir"
-	for f in $(patch_files "$RG_BPDIR/$name"); do
-		[ -e "$RG_TMP/tree/$f" ] || continue
-		mkdir -p "$tmp/$(dirname "$f")"
-		cp "$RG_TMP/tree/$f" "$tmp/$f"
-	done
-	patch -d "$tmp" -p1 -F0 --no-backup-if-mismatch < "$RG_BPDIR/$name" > "$RG_TMP/rej.log" 2>&1 || true
-	( cd "$tmp" && find . -name '*.rej' -printf '%P\n' ) | while read -r f; do
-		mkdir -p "$dir/$(dirname "$f")"
-		cp "$tmp/$f" "$dir/$f"
-	done
-	sed -n -e 's/^\([0-9]* out of [0-9]* hunks\{0,1\} FAILED\).* to file \(.*\)\.rej$/\1 in \2/p' \
-		-e 's/^can.t find file to patch.*/a file is missing/p' "$RG_TMP/rej.log" |
-		paste -sd';' | sed 's/;/; /g'
+	patch_rejects "$RG_BPDIR/$1" "$RG_TMP/tree" "$RG_TMP/rej" "$DEST/rejects/$1"
 }
 
 # reference_step BRANCH NAME: bring the branch's own tree (RG_TMP/ref-BRANCH,

@@ -10,15 +10,15 @@
 #
 # usage: tests/cocci/run.sh [PATTERN]   (only cases whose name contains PATTERN)
 # Output is KTAP; the exit status is 1 if any case fails.
-set -eu
+set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../../scripts/lib.sh"
 
-SPATCH=${SPATCH:-spatch}
+# SPATCH, COCCI_DIR and SPATCH_OPTS: the ones make regen and re-targeting use
+# shellcheck source=scripts/regen-lib.sh
+. "$KIT_DIR/scripts/regen-lib.sh"
 TESTS=$KIT_DIR/tests/cocci
-COCCI_DIR=$KIT_DIR/cocci
-SPATCH_OPTS="--very-quiet --no-includes --include-headers --macro-file $COCCI_DIR/macros.h -D patch"
 pattern=${1:-}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cocci-tests.XXXXXX")

@@ -149,13 +149,7 @@ vendor_case() {
 	expect_sum "$d" "$sum" "re-targeted apply + unapply on $b"
 }
 
-test_drifted_5_10() {
-	vendor_case 5.10 0001 0002 0003
-}
-
-test_drifted_6_1() {
-	vendor_case 6.1 0001 0002 0003
-}
+# 5.10 and 6.1 (0001-0003 re-targeted): t-vendor-all.sh (make test FULL=1)
 
 # 6.12 already has 0001 (reported as such); 0002 and 0003 are re-targeted
 test_drifted_6_12() {
