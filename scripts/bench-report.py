@@ -177,7 +177,7 @@ def figure(m, byvar, unit, cens=frozenset()):
             ratios.append(p[r] / u[r])
             cu += ("unpatched", r) in cens
             cp += ("patched", r) in cens
-    label, better, seed, seednote = KNOWN.get(m, (m, "lower" if unit in ("s", "us") else "higher", None, ""))
+    label, better, upref, upnote = KNOWN.get(m, (m, "lower" if unit in ("s", "us") else "higher", None, ""))
     lo, hi = bootstrap_ci(ratios)
     f = {
         "label": label, "unit": unit, "better": better,
@@ -189,7 +189,7 @@ def figure(m, byvar, unit, cens=frozenset()):
         "ci_lo": lo, "ci_hi": hi, "confidence": CONFIDENCE,
         "censored_unpatched": cu, "censored_patched": cp,
         "bound": "upper" if cu and not cp else "lower" if cp and not cu else "none" if not cu else "both",
-        "seed_ratio": seed, "seed": seednote,
+        "upstream_ratio": upref, "upstream_ref": upnote,
     }
     f["verdict"] = verdict(f)
     return f
@@ -380,15 +380,15 @@ def write_md(rep, path):
         L.append("|---|---|---|---|---|---|---|")
         for m in sorted(br["figures"], key=order_key):
             f = br["figures"][m]
-            seed = ""
-            if f["seed_ratio"] is not None:
-                seed = "%.3f (%s)" % (f["seed_ratio"], f["seed"])
+            upstream = ""
+            if f["upstream_ratio"] is not None:
+                upstream = "%.3f (%s)" % (f["upstream_ratio"], f["upstream_ref"])
             name = f["label"] if m in KNOWN else "`%s`" % m
             if m == "hackbench.geomean":
                 name += " [%d configs]" % len(br["hackbench_configs_in_geomean"])
             L.append("| %s | %s | %s | %s | %s | %s | %s |" % (
                 name, f["unit"], spread(f["unpatched"]), spread(f["patched"]),
-                ratio_cell(f), f["verdict"], seed))
+                ratio_cell(f), f["verdict"], upstream))
         L.append("")
     L += ["Notes:", "",
           "- hackbench: pipes only (the kit's tinyconfig kernels have no CONFIG_NET, so no AF_UNIX "
@@ -433,8 +433,8 @@ def write_svg(rep, path):
             f = rep["branches"][b]["figures"].get(m)
             if f and f["ratio_median"] is not None:
                 vals += [f["ci_lo"], f["ci_hi"]]
-            if f and f["seed_ratio"]:
-                vals.append(f["seed_ratio"])
+            if f and f["upstream_ratio"]:
+                vals.append(f["upstream_ratio"])
     # ratios are multiplicative: log2 axis, 1/4..4 at least, clipped to 1/16..16
     vals = [v for v in vals if v and v > 0]
     lo = max(-4, min(-2, math.floor(math.log2(min(vals)))))
@@ -465,11 +465,11 @@ def write_svg(rep, path):
         better = KNOWN[m][1]
         o.append('<text x="%.1f" y="%d" text-anchor="middle" fill="#777">%s is better</text>' % (
             x0 + pw / 2, top + ph + 36, "lower" if better == "lower" else "higher"))
-        seed = KNOWN[m][2]
-        if seed:
+        upref = KNOWN[m][2]
+        if upref:
             o.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="black" stroke-width="3"/>' % (
-                x0 + 8, y(seed), x0 + pw - 8, y(seed)))
-            o.append('<text x="%.1f" y="%.1f" font-size="10" fill="black">upstream %.2f</text>' % (x0 + 8, y(seed) - 4, seed))
+                x0 + 8, y(upref), x0 + pw - 8, y(upref)))
+            o.append('<text x="%.1f" y="%.1f" font-size="10" fill="black">upstream %.2f</text>' % (x0 + 8, y(upref) - 4, upref))
         nb = max(1, len(branches))
         for j, b in enumerate(branches):
             f = rep["branches"][b]["figures"].get(m)

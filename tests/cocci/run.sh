@@ -48,7 +48,7 @@ for res in "$TESTS"/*.res "$TESTS"/text/*.res; do
 	results+=("$res")
 done
 
-printf 'TAP version 13\n1..%d\n' "${#cases[@]}"
+printf 'KTAP version 1\n1..%d\n' "${#cases[@]}"
 n=0
 failed=0
 for i in "${!cases[@]}"; do

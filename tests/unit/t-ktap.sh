@@ -118,6 +118,21 @@ test_patched_log_passes() {
 	grep -q 'UNEXPECTED PASS' <<< "$OUT" || fail "no unexpected pass named" "$OUT"
 }
 
+# a PREEMPT_RT boot (make boot BRANCH=6.12 RT=1): the THP cases skip, which
+# only the *-rt rows of expect.table (judge --profile rt) expect; a non-RT
+# log judged as RT fails the other way round
+test_rt_log_judged_with_rt_rows() {
+	need_kunit_parser
+	run_kit judge "$CANNED/boot-6.12-patched-rt.log" 6.12 --variant patched --profile rt
+	expect_rc 0 "judge of the 6.12 RT log with --profile rt"
+	run_kit judge "$CANNED/boot-6.12-patched-rt.log" 6.12 --variant patched
+	expect_rc 1 "judge of the 6.12 RT log as a test-profile kernel"
+	grep -q '# ro_collapse.written_ro: got skip, expected pass' <<< "$OUT" ||
+		fail "the skipped THP case is not named" "$OUT"
+	run_kit judge "$CANNED/boot-6.12-patched.log" 6.12 --variant patched --profile rt
+	expect_rc 1 "judge of the non-RT 6.12 log with --profile rt"
+}
+
 # every judged document parses, with the counts its summary line states
 test_judged_documents_parse() {
 	need_kunit_parser
