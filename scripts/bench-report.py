@@ -57,7 +57,7 @@ KNOWN = {
     "hackbench.geomean": (
         "hackbench, geometric mean of the configurations (62b98015d988)", "lower", 0.95,
         "62b98015d988: ~5% average gain on arm64"),
-    "ksm.merge_s": ("KSM: ksmd time to merge the 128 MiB", "lower", None, ""),
+    "ksm.merge_s": ("KSM: ksmd time to merge, all repetitions", "lower", None, ""),
     "maps.writer_latency_p50_us": ("mmap writer latency p50, maps readers running (mmap_lock series)", "lower", None, ""),
     "maps.writer_latency_p99_us": ("mmap writer latency p99, maps readers running (mmap_lock series)", "lower", None, ""),
     "maps.writer_latency_max_us": ("mmap writer latency max, maps readers running (mmap_lock series)", "lower", None, ""),
@@ -395,7 +395,7 @@ def write_md(rep, path):
           "sockets); 20 senders and 20 receivers per group, groups 1, 2 and 4, processes and threads, "
           "THP set to `always` while it runs (62b98015d988's gain was measured on arm64 bare metal with "
           "mmtests; here x86_64 under TCG).",
-          "- KSM: like `ksm_tests -D`, 32 and 128 MiB of identical pages (instead of 2 GiB), 3 "
+          "- KSM: like `ksm_tests -D`, 32, 128 and 256 MiB of identical pages (instead of 2 GiB), 5 "
           "repetitions each; ksmd merges, is stopped (run=0), then MADV_UNMERGEABLE is timed; "
           "MiB/s over all repetitions.",
           "- collapse under contention (`scan_contention_bench`): 16 eligible 2 MiB regions "

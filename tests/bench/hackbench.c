@@ -26,7 +26,7 @@
 #define DATASIZE 100
 #define MAXGROUPS 4
 
-static int loops = 10;
+static int loops = 200;
 static int start_fd;
 
 struct task {
@@ -176,7 +176,7 @@ int main(int argc, char **argv)
 	int g, s, th, ok = 1, have_sockets = 1, sv[2];
 	char name[64];
 
-	loops = arg_num(argc, argv, 1, 10);
+	loops = arg_num(argc, argv, 1, 200);
 	guest_only(argv);
 	ktap_header(1);
 	if (write_str(THP_SYS "/enabled", thp))

@@ -2,8 +2,8 @@
 /*
  * ksm_unmerge_bench [MiB,MiB,...] [reps] - 58f595c66591: KSM unmerge
  * throughput, measured like tools/testing/selftests/mm/ksm_tests -D, at
- * several sizes sized for a 1 GiB guest (default 32 and 128 MiB instead of
- * 2 GiB), each size repeated (default 3 times).
+ * several sizes sized for a 1 GiB guest (default 32, 128 and 256 MiB instead of
+ * 2 GiB), each size repeated (default 5 times).
  *
  * One repetition: MiB of identical pages (memset '*' as ksm_tests does) get
  * MADV_MERGEABLE; ksmd runs flat out (run=1, sleep_millisecs=0,
@@ -99,8 +99,8 @@ static double one(long mib, double *merge_s)
 
 int main(int argc, char **argv)
 {
-	const char *list = argc > 1 ? argv[1] : "32,128";
-	int reps = arg_num(argc, argv, 2, 3), nsizes = 0, s, r, ok = 1;
+	const char *list = argc > 1 ? argv[1] : "32,128,256";
+	int reps = arg_num(argc, argv, 2, 5), nsizes = 0, s, r, ok = 1;
 	long sizes[MAX_SIZES], mib_total = 0;
 	double t[MAX_REPS], total_s = 0, merge_s = 0;
 	char name[64], *end;
@@ -118,7 +118,7 @@ int main(int argc, char **argv)
 		list = *end == ',' ? end + 1 : end;
 	}
 	if (reps < 1 || reps > MAX_REPS)
-		reps = 3;
+		reps = 5;
 	if (read_num(KSM_SYS "/run") < 0) {
 		ktap_result(-1, "ksm_unmerge_bench", "no KSM sysfs");
 		ktap_exit();
