@@ -33,24 +33,6 @@ BRANCH_ORDER = kitdata.branch_names()
 
 # figure -> (label, better, upstream reference ratio or None, its source)
 KNOWN = {
-    "scan.fast.collapse_s": (
-        "collapse, many small VMAs + mmap_lock contention, khugepaged fast (mmap_lock series)",
-        "lower", 3.6 / 10.8, "mmap_lock series cover letter: 10.8 s -> 3.6 s"),
-    "scan.default.collapse_s": (
-        "collapse, many small VMAs + mmap_lock contention, khugepaged default (mmap_lock series)",
-        "lower", 3.6 / 10.8, "mmap_lock series cover letter: 10.8 s -> 3.6 s"),
-    "scan.fast.writer_p99_us": (
-        "mmap writer latency p99 while khugepaged and maps readers run, fast (mmap_lock series)",
-        "lower", None, ""),
-    "scan.default.writer_p99_us": (
-        "mmap writer latency p99 while khugepaged and maps readers run, default (mmap_lock series)",
-        "lower", None, ""),
-    "scan.fast.writer_p50_us": ("mmap writer latency p50, fast (mmap_lock series)", "lower", None, ""),
-    "scan.default.writer_p50_us": ("mmap writer latency p50, default (mmap_lock series)", "lower", None, ""),
-    "scan.fast.full_scans": ("khugepaged passes that ended before the mm collapsed, fast", "lower", None, ""),
-    "scan.default.full_scans": ("khugepaged passes that ended before the mm collapsed, default", "lower", None, ""),
-    "scan.fast.collapsed": ("regions collapsed within the cap, fast (of 16)", "higher", None, ""),
-    "scan.default.collapsed": ("regions collapsed within the cap, default (of 16)", "higher", None, ""),
     "ksm.unmerge_MiBps": (
         "KSM unmerge throughput, all sizes, ksmd stopped (58f595c66591)", "higher", 5010 / 5250,
         "58f595c66591: 5250 -> 5010 MiB/s (ksm_tests -D -s 2048)"),
@@ -67,6 +49,21 @@ KNOWN = {
     "ro_collapse.rw_madv_collapse_s": ("RW 8 MiB control: MADV_COLLAPSE time", "lower", None, ""),
     "ro_collapse.rw_khugepaged_s": ("RW 8 MiB control: khugepaged collapse time", "lower", None, ""),
 }
+# scan_contention_bench's figures, once per khugepaged setting, listed first
+_SCAN = {}
+for _s in ("fast", "default"):
+    _SCAN.update({
+        "scan.%s.collapse_s" % _s: (
+            "collapse, many small VMAs + mmap_lock contention, khugepaged %s (mmap_lock series)" % _s,
+            "lower", 3.6 / 10.8, "mmap_lock series cover letter: 10.8 s -> 3.6 s"),
+        "scan.%s.writer_p99_us" % _s: (
+            "mmap writer latency p99 while khugepaged and maps readers run, %s (mmap_lock series)" % _s,
+            "lower", None, ""),
+        "scan.%s.writer_p50_us" % _s: ("mmap writer latency p50, %s (mmap_lock series)" % _s, "lower", None, ""),
+        "scan.%s.full_scans" % _s: ("khugepaged passes that ended before the mm collapsed, %s" % _s, "lower", None, ""),
+        "scan.%s.collapsed" % _s: ("regions collapsed within the cap, %s (of 16)" % _s, "higher", None, ""),
+    })
+KNOWN = {**_SCAN, **KNOWN}
 # the figures of the plot, in order
 PLOT = ["scan.fast.collapse_s", "scan.default.collapse_s", "scan.fast.writer_p99_us",
         "ksm.unmerge_MiBps", "hackbench.geomean"]
