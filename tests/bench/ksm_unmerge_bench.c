@@ -24,13 +24,6 @@
 #define MAX_SIZES 8
 #define MAX_REPS 16
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static void ksm_reset(void)
 {
 	write_num(KSM_SYS "/run", 2);
@@ -139,7 +132,7 @@ int main(int argc, char **argv)
 		}
 		if (!ok)
 			break;
-		qsort(t, reps, sizeof(double), cmp_d);
+		qsort(t, reps, sizeof(double), cmp_double);
 		snprintf(name, sizeof(name), "ksm.unmerge_%ldMiB_MiBps", sizes[s]);
 		metric(name, sizes[s] / t[reps / 2], "MiB/s");
 		diag("unmerge of %ld MiB: median %.3f s over %d repetitions", sizes[s],

@@ -104,13 +104,6 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* map NREG regions, each followed by nsmall/nreg small VMAs; 0 or -1 */
 static int build_mm(char **reg, int nreg, long nsmall)
 {
@@ -200,7 +193,7 @@ static int run_setting(const struct setting *s, long nsmall, int nreg)
 		n += w[i].n;
 	}
 	if (all && n) {
-		qsort(all, n, sizeof(double), cmp_d);
+		qsort(all, n, sizeof(double), cmp_double);
 		snprintf(name, sizeof(name), "scan.%s.writer_p50_us", s->name);
 		metric(name, all[n / 2], "us");
 		snprintf(name, sizeof(name), "scan.%s.writer_p99_us", s->name);

@@ -129,13 +129,6 @@ static void *writer(void *arg)
 	return NULL;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 int main(void)
 {
 	pthread_t r[2], w[NWRITERS];
@@ -179,7 +172,7 @@ int main(void)
 		memcpy(all + n, lat[i], nlat[i] * sizeof(double));
 		n += nlat[i];
 	}
-	qsort(all, n, sizeof(double), cmp_d);
+	qsort(all, n, sizeof(double), cmp_double);
 	if (n)
 		diag("writer_latency_us: %.0f %.0f %.0f", all[n / 2], all[(n * 99) / 100], all[n - 1]);
 	diag("writer ops %ld, maps reads %ld (inconsistent %ld), smaps_rollup reads %ld (bad %ld)",
