@@ -5,13 +5,14 @@
 #
 #   make [demo]                 tree -> apply -> check on BRANCH (default: the table's default)
 #   make tree    BRANCH=b       fetch + extract the tree of branch b (Debian package or pinned tarball)
-#   make apply   KDIR=dir|BRANCH=b [TOPICS=t,..] [STRICT=1] [FORCE=1]   apply, topic by topic (atomic each)
+#   make apply   KDIR=dir|BRANCH=b [TOPICS=t,..] [PROFILE=kabi] [STRICT=1] [FORCE=1]   apply, topic by topic (atomic each); PROFILE=kabi: the kABI variants (backports/b/kabi/)
 #   make unapply KDIR=dir|BRANCH=b [FORCE=1]   take it out again (atomic)
 #   make status  KDIR=dir|BRANCH=b  per patch and per topic
 #   make check   KDIR=dir|BRANCH=b   checkpatch, W=1, sparse (new warnings only)
 #   make matrix  [BRANCHES="..."] [BOOT=1] [FULL=1]   FULL=1: every baseline and the PREEMPT_RT boots
-#   make regen   BRANCH=b       rebuild backports/b from cocci/ (REGEN_CHECK=1: diff only)
-#   make boot    BRANCH=b|KDIR=dir [PATCHED=1|0|VARIANT=without-<topic>] [RT=1] [JUDGE=log]   RT=1: PREEMPT_RT kernel
+#   make regen   BRANCH=b [PROFILE=kabi]   rebuild backports/b (PROFILE=kabi: backports/b/kabi/) from cocci/ (REGEN_CHECK=1: diff only)
+#   make boot    BRANCH=b|KDIR=dir [PATCHED=1|0|VARIANT=without-<topic>] [PROFILE=kabi] [RT=1] [JUDGE=log]   RT=1: PREEMPT_RT kernel
+#   make abi     BRANCH=b|KDIR=dir [PROFILE=default|kabi|both] [TOPICS=t,..]   interface changes per topic (symbols, types, tracepoints): out/abi/<name>.md
 #   make export  BRANCH=b|KDIR=dir [FORMAT=quilt|mbox]   out/export/: quilt dir or git am mbox
 #   make coccicheck KDIR=dir [MODE=report|patch|context|org] [COCCI=cocci/x.cocci] [M=mm]   the kernel's coccicheck with the kit's macro file
 #   make lint                   patch header rules (scripts/header-rules.table) + checkpatch + shellcheck
@@ -30,11 +31,11 @@ given       = $(filter command line environment,$(origin $(1)))
 BRANCH_ARG  = $(if $(call given,BRANCH),--branch "$(BRANCH)")
 KDIR_ARG    = $(if $(KDIR),--kdir "$(KDIR)")
 TREE_ARGS   = $(KDIR_ARG) $(BRANCH_ARG)
-APPLY_ARGS  = $(if $(TOPICS),--topics "$(TOPICS)") $(if $(filter 1,$(STRICT)),--strict) \
+APPLY_ARGS  = $(if $(TOPICS),--topics "$(TOPICS)") $(if $(PROFILE),--profile "$(PROFILE)") $(if $(filter 1,$(STRICT)),--strict) \
               $(if $(filter 1,$(FORCE)),--force)
-BOOT_VARIANT = $(if $(VARIANT),$(VARIANT),$(if $(filter 0 no n false,$(PATCHED)),unpatched,patched))
+BOOT_VARIANT = $(if $(VARIANT),$(VARIANT),$(if $(filter 0 no n false,$(PATCHED)),unpatched,patched$(if $(filter kabi,$(PROFILE)),-kabi)))
 
-.PHONY: coccicheck all demo tree apply unapply status check matrix regen boot export test test-fast lint clean help bench bench-kit
+.PHONY: abi coccicheck all demo tree apply unapply status check matrix regen boot export test test-fast lint clean help bench bench-kit
 
 all: demo
 
@@ -60,10 +61,13 @@ matrix:
 	@$(S)/matrix.sh $(if $(filter 1,$(BOOT)),--boot) $(if $(filter 1,$(FULL)),--full) $(BRANCHES)
 
 regen:
-	@$(S)/regen.sh $(if $(REGEN_CHECK),--check) "$(BRANCH)"
+	@$(S)/regen.sh $(if $(REGEN_CHECK),--check) $(if $(PROFILE),--profile "$(PROFILE)") "$(BRANCH)"
 
 boot:
 	@$(S)/boot.sh $(TREE_ARGS) --variant $(BOOT_VARIANT) $(if $(filter 1,$(RT)),--profile rt) $(if $(JUDGE),--judge "$(JUDGE)")
+
+abi:
+	@$(S)/abi.sh $(TREE_ARGS) $(if $(PROFILE),--profile "$(PROFILE)") $(if $(TOPICS),--topics "$(TOPICS)")
 
 export:
 	@$(S)/export.sh $(TREE_ARGS) --format "$(FORMAT)"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # apply.sh apply|unapply|status [TREE | --kdir DIR | --branch B]
-#          [--topics LIST] [--strict] [--force] [--report FILE]
+#          [--topics LIST] [--profile default|kabi] [--strict] [--force]
+#          [--report FILE]
 # Apply the kit's series to a kernel tree one topic at a time
 # (backports/topics.table), each topic atomically; take it out again; or
 # tell where a tree stands.
@@ -13,6 +14,10 @@
 # for the tree from the semantic patches (scripts/retarget.sh); a topic that
 # still cannot land leaves no trace and the other topics land anyway (exit 3,
 # "partial"), unless --strict asks for all or nothing.
+# --profile kabi: the series for trees with a frozen module/tracepoint
+# interface: a patch with a kABI variant (backports/<b>/kabi/<patch>) is
+# applied in that form ("applied (kABI variant)"); such a topic is not
+# re-targeted (the recipes rebuild the default form).
 #
 # All kit state lives in TREE/.mm-backport-kit/ while the series is applied:
 #   orig/      the original of every file the series changed (symlinks and
@@ -21,7 +26,8 @@
 #   pc/ series patches/   quilt's state, the applied series and its patches
 #   manifest   what each changed file looked like right after the apply:
 #              unapply refuses to run over later edits (--force discards them)
-#   topics report branch   per topic / per patch results, source branch
+#   topics report branch profile   per topic / per patch results, source
+#              branch, the profile (default or kabi)
 #   txn        present while an apply or unapply runs; the next command
 #              finishes an interrupted unapply and rolls back an interrupted
 #              apply, both by renaming orig/ back (no free space needed)
@@ -406,27 +412,60 @@ retarget_status() {
 	awk -F'\t' -v n="$1" '$1 == n { print $2 }' "$RT_DIR/status" 2>/dev/null
 }
 
+# patch_dir BRANCH -> the directory the patches of BRANCH's series are taken
+# from: backports/BRANCH, or for --profile kabi a copy of it in which every
+# patch with a kABI variant (backports/BRANCH/kabi/) is that variant
+patch_dir() {
+	local dir=$DATA_DIR/backports/$1 p
+	if [ "$PROFILE" = default ] || [ ! -d "$dir/kabi" ]; then
+		printf '%s\n' "$dir"
+		return 0
+	fi
+	if [ ! -d "$RUN_DIR/kabi-$1" ]; then
+		mkdir -p "$RUN_DIR/kabi-$1.tmp"
+		for p in "$dir"/*.patch "$dir"/kabi/*.patch; do
+			[ ! -f "$p" ] || cp "$p" "$RUN_DIR/kabi-$1.tmp/" || fail "cannot copy $p to $RUN_DIR"
+		done
+		mv "$RUN_DIR/kabi-$1.tmp" "$RUN_DIR/kabi-$1"
+	fi
+	printf '%s\n' "$RUN_DIR/kabi-$1"
+}
+
+# kabi_variant BRANCH PATCH: --profile kabi and PATCH has a kABI variant
+kabi_variant() {
+	[ "$PROFILE" = kabi ] && [ -f "$DATA_DIR/backports/$1/kabi/$2" ]
+}
+
 # land_topic TOPIC BRANCH PATCH...: the topic's patches from the branch
 # series, re-targeted if they do not apply; reports each patch and records
 # the topic's fate in $RUN_DIR/topics.  0 landed, 1 not landed, 2 no space
 land_topic() {
-	local topic=$1 branch=$2 src rc=0 p st failed rejdir why
+	local topic=$1 branch=$2 src rc=0 p q st failed rejdir why
 	shift 2
-	src=$DATA_DIR/backports/$branch
+	src=$(patch_dir "$branch")
 	for p in "$@"; do
 		[ -f "$src/$p" ] ||
 			fail "backports/$branch/$p is listed in the series but missing; restore it (git checkout) or run make regen BRANCH=$branch"
 	done
 	push_topic "$src" "$@" || rc=$?
 	case $rc in
-	0)	for p in "$@"; do report "$p" "applied"; done
-		printf '%s\tapplied\t%s\n' "$topic" "$branch" >> "$RUN_DIR/topics"
+	0)	for p in "$@"; do
+			if kabi_variant "$branch" "$p"; then report "$p" "applied (kABI variant)"; else report "$p" "applied"; fi
+		done
+		printf '%s\tapplied\t%s%s\n' "$topic" "$branch" "$([ "$PROFILE" = default ] || echo " ($PROFILE profile)")" >> "$RUN_DIR/topics"
 		return 0 ;;
 	2)	return 2 ;;
 	3)	return 3 ;;
 	esac
 	failed=$(failed_patch "$1")
 	rejdir=$(save_rejects "$src" "$failed")
+	for p in "$@"; do
+		kabi_variant "$branch" "$p" || continue
+		for q in "$@"; do report "$q" "not applied (topic $topic failed)"; done
+		printf '%s\tfailed\t%s does not apply at fuzz 0 (rejects in %s); not re-targeted: the topic has kABI variants (backports/%s/kabi/) and the recipes rebuild the default form; apply it without PROFILE=kabi or port the variant\n' \
+			"$topic" "$failed" "$rejdir" "$branch" >> "$RUN_DIR/topics"
+		return 1
+	done
 	progress "$topic: $failed does not apply at fuzz 0 to $TREE; re-targeting the topic from the semantic patches"
 	if retarget_topic "$branch" "$@"; then
 		rc=0
@@ -543,7 +582,7 @@ do_apply() {
 	for topic in $topics; do
 		[ -n "${CARRY[$topic]:-}" ] || continue
 		# shellcheck disable=SC2086
-		files=$(topic_files "$DATA_DIR/backports/${SRC[$topic]}" ${CARRY[$topic]})
+		files=$(topic_files "$(patch_dir "${SRC[$topic]}")" ${CARRY[$topic]})
 		for p in $files; do all_files+=("$p"); done
 	done
 	if [ ${#all_files[@]} -eq 0 ]; then
@@ -564,6 +603,7 @@ do_apply() {
 	trap on_interrupt INT TERM HUP
 	txn_begin apply
 	printf '%s\n' "$(tree_branch "$TREE")" > "$RUN_DIR/branch"
+	printf '%s\n' "$PROFILE" > "$RUN_DIR/profile"
 	for topic in $topics; do
 		patches=${CARRY[$topic]:-}
 		if [ -z "$patches" ]; then
@@ -572,8 +612,8 @@ do_apply() {
 		fi
 		problem=
 		# shellcheck disable=SC2086
-		for p in $(topic_files "$DATA_DIR/backports/${SRC[$topic]}" $patches); do
-			problem=$(file_problem "$DATA_DIR/backports/${SRC[$topic]}" "$patches" "$p")
+		for p in $(topic_files "$(patch_dir "${SRC[$topic]}")" $patches); do
+			problem=$(file_problem "$(patch_dir "${SRC[$topic]}")" "$patches" "$p")
 			[ -z "$problem" ] || break
 		done
 		if [ -n "$problem" ]; then
@@ -603,7 +643,7 @@ do_apply() {
 		fail "$(failure_summary); the tree is unchanged"
 	fi
 	# commit: everything below is bookkeeping; the txn mark goes last
-	cp "$RUN_DIR/topics" "$RUN_DIR/report" "$RUN_DIR/branch" "$STATE/" &&
+	cp "$RUN_DIR/topics" "$RUN_DIR/report" "$RUN_DIR/branch" "$RUN_DIR/profile" "$STATE/" &&
 		write_manifest || { restore_originals || true; fail "could not record the kit's state in $STATE (file system full?); the tree is unchanged"; }
 	rm -rf "$STATE/journal"
 	rm -f "$STATE/txn"
@@ -667,6 +707,7 @@ do_status() {
 		return 0
 	fi
 	if is_applied; then
+		[ ! -f "$STATE/profile" ] || [ "$(cat "$STATE/profile")" = default ] || say "profile $(cat "$STATE/profile")"
 		awk -F'\t' '{ printf "%-64s %s\n", $1, $2 }' "$STATE/report"
 		while IFS=$'\t' read -r topic v d; do
 			printf 'topic %-28s %s%s\n' "$topic" "$v" "${d:+: $d}"
@@ -686,18 +727,19 @@ do_status() {
 }
 
 usage() {
-	fail "usage: apply.sh apply|unapply|status [TREE | --kdir DIR | --branch B] [--topics LIST] [--strict] [--force] [--report FILE]"
+	fail "usage: apply.sh apply|unapply|status [TREE | --kdir DIR | --branch B] [--topics LIST] [--profile default|kabi] [--strict] [--force] [--report FILE]"
 }
 
 main() {
 	local cmd=${1:-} kdir='' kdir_set=0 branch='' report_to='' rc=0
 	[ $# -gt 0 ] && shift
-	TOPICS='' STRICT=0 FORCE=0
+	TOPICS='' STRICT=0 FORCE=0 PROFILE=default
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--kdir) kdir=${2-}; kdir_set=1; shift 2 || usage ;;
 		--branch) branch=${2-}; shift 2 || usage ;;
 		--topics) TOPICS=${2-}; shift 2 || usage ;;
+		--profile) PROFILE=${2-}; shift 2 || usage ;;
 		--strict) STRICT=1; shift ;;
 		--force) FORCE=1; shift ;;
 		--report) report_to=${2-}; shift 2 || usage ;;
@@ -706,6 +748,7 @@ main() {
 		esac
 	done
 	case $cmd in apply|unapply|status) ;; *) fail "unknown command '$cmd'; use apply, unapply or status" ;; esac
+	case $PROFILE in default|kabi) ;; *) fail "unknown profile '$PROFILE'; set PROFILE= to default or kabi" ;; esac
 	[ $kdir_set = 0 ] || [ -n "$kdir" ] ||
 		fail "no tree given; set KDIR= to a kernel source tree (or BRANCH= to use a cached one)"
 	TREE=$(resolve_tree "$kdir" "$branch" scratch) || exit 1

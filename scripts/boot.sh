@@ -11,7 +11,7 @@
 #   boot.sh --kdir DIR [--variant V] [options]     any tree, as it is
 #   boot.sh --branch B --variant V --judge LOG     re-judge a kept serial log
 #
-# --variant patched (default) | unpatched | without-<topic>: the tree of
+# --variant patched (default) | patched-kabi | unpatched | without-<topic>: the tree of
 #     scripts/worktree.sh and the topics the judge expects in the kernel
 #     (with --kdir: only the expectation)
 # --suite-dir DIR   pack DIR's programs instead of building tests/suite
@@ -28,7 +28,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 usage() {
-	die "$1; usage: boot.sh --branch B|--kdir DIR [--variant patched|unpatched|without-<topic>] [--profile test|bench|rt] [--suite-dir DIR] [--modules kit|none|a.ko,...] [--no-build] [--no-expect] [--append ARGS] [--timeout S] [--test-timeout S] [--mem M] [--judge LOG]"
+	die "$1; usage: boot.sh --branch B|--kdir DIR [--variant patched|patched-kabi|unpatched|without-<topic>] [--profile test|bench|rt] [--suite-dir DIR] [--modules kit|none|a.ko,...] [--no-build] [--no-expect] [--append ARGS] [--timeout S] [--test-timeout S] [--mem M] [--judge LOG]"
 }
 
 parse_args() {
@@ -57,7 +57,7 @@ parse_args() {
 		shift 2
 	done
 	case $VARIANT in
-	patched|unpatched|without-?*) ;;
+	patched|patched-kabi|unpatched|without-?*) ;;
 	*) usage "unknown variant '$VARIANT'" ;;
 	esac
 	case $PROFILE in

@@ -31,6 +31,7 @@ dpkg-source    dpkg-dev
 rsync          rsync
 curl           curl
 shellcheck     shellcheck
+abidiff        abigail-tools
 xmllint        libxml2-utils
 node           nodejs
 npm            npm"

@@ -347,7 +347,7 @@ class Expect:
     def topics_of(self, variant):
         """The topics present in a kernel of VARIANT (patched, unpatched,
         without-<topic>)."""
-        if variant == 'patched':
+        if variant in ('patched', 'patched-kabi'):
             return set(self.topics)
         if variant == 'unpatched':
             return set()
@@ -586,7 +586,7 @@ def main():
     p.add_argument('log', metavar='LOG')
     p.add_argument('--branch', required=True)
     p.add_argument('--expect', required=True, metavar='TABLE')
-    p.add_argument('--variant', help='patched, unpatched or without-<topic>')
+    p.add_argument('--variant', help='patched, patched-kabi, unpatched or without-<topic>')
     p.add_argument('--topics', help='comma-separated topics present in the kernel')
     p.add_argument('--no-expect', action='store_true', help='report results as they are (exit 0)')
     p.add_argument('--profile', default='test', choices=('test', 'bench', 'rt'),

@@ -320,8 +320,17 @@ scratch_copy() {
 		warn "the cached $1 tree was changed in place; extracting it again"
 		"$KIT_DIR/scripts/tree.sh" --refresh "$1" >/dev/null
 	fi
+	link_copy "$src" "$dest"
+}
+
+# link_copy SRC DEST: DEST becomes a hard-link copy of the tree SRC in which
+# every file the kit may change is a private writable copy (same mtime);
+# every other file shares its inode with SRC, so it must never be written
+# in place (builds use O=)
+link_copy() {
+	local src=$1 dest=$2 f
 	# the tree itself, not a symlink to it: cp -al of a symlink copies the
-	# link, and DEST would then be the cached tree
+	# link, and DEST would then be the source tree
 	src=$(cd "$src" && pwd -P)
 	rm -rf "$dest" "$dest.tmp"
 	mkdir -p "$(dirname "$dest")"

@@ -174,6 +174,12 @@ check_series() {
 			grep -qxF "${p##*/}" <<< "$(series_patches "$s")" ||
 				problem "$p" 1 "not listed in backports/$b/series [series-order]"
 		done
+		# a kABI variant takes the place of a patch the branch carries
+		for p in "$KIT_DIR"/backports/"$b"/kabi/*.patch; do
+			[ -f "$p" ] || continue
+			grep -qxF "${p##*/}" <<< "$(series_patches "$s")" ||
+				problem "$p" 1 "a kABI variant of a patch backports/$b/series does not carry [series-order]"
+		done
 	done
 }
 
@@ -227,6 +233,9 @@ main() {
 		done
 	else
 		files=("$KIT_DIR"/patches/*.patch "$KIT_DIR"/backports/*/*.patch)
+		for f in "$KIT_DIR"/backports/*/kabi/*.patch; do
+			[ ! -f "$f" ] || files+=("$f")
+		done
 		check_series
 	fi
 	for f in "${files[@]}"; do

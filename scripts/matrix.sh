@@ -14,6 +14,7 @@ set -euo pipefail
 KTAP_DIR=$OUT_DIR/ktap
 STATUS_DIR=$OUT_DIR/status
 BASELINES=$KIT_DIR/tests/suite/baselines.table
+ABI_EXPECT=$KIT_DIR/tests/abi/expect.table
 
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }'; }
@@ -26,12 +27,14 @@ carried_topics() {
 	awk -F'\t' '$2 == "applied" { print $1 }' "$STATUS_DIR/$1.apply.topics" 2>/dev/null
 }
 
-# baselines BRANCH FULL -> the baseline variants to boot
+# baselines BRANCH FULL -> the baseline variants to boot (and the kABI
+# profile's patched kernel, patched-kabi)
 baselines() {
 	local b=$1 full=$2 t
 	if [ "$full" = 1 ]; then
 		echo unpatched
 		for t in $(carried_topics "$b"); do echo "without-$t"; done
+		[ ! -d "$DATA_DIR/backports/$b/kabi" ] || echo patched-kabi
 		return
 	fi
 	table_rows "$BASELINES" | awk -F'\t' -v b="$b" '$1 == b { for (i = 2; i <= NF; i++) if ($i != "-") print $i }'
@@ -81,8 +84,17 @@ apply_ktap() {
 		}' "$report"
 }
 
+# abi_profile BRANCH FULL -> the profile(s) make abi reports on BRANCH in
+# this run, or nothing: every branch with FULL, else the one branch named by
+# @test-branch in tests/abi/expect.table; "both" where the branch has kABI
+# variants
+abi_profile() {
+	[ "$2" = 1 ] || [ "$1" = "$(table_setting "$ABI_EXPECT" test-branch)" ] || return 0
+	if [ -d "$DATA_DIR/backports/$1/kabi" ]; then echo both; else echo default; fi
+}
+
 run_branch() {
-	local b=$1 boot=$2 full=$3 t tree v
+	local b=$1 boot=$2 full=$3 t tree v p
 	: > "$STATUS_DIR/$b.times"
 	t=$(now)
 	if ! "$KIT_DIR/scripts/tree.sh" "$b" > /dev/null 2> "$STATUS_DIR/$b-tree.log"; then
@@ -96,6 +108,8 @@ run_branch() {
 	[ -n "$tree" ] || return 0
 	step "$b" check "$KTAP_DIR/$b-check.ktap" "$KIT_DIR/scripts/check.sh" "$tree"
 	[ "$boot" = 1 ] || return 0
+	p=$(abi_profile "$b" "$full")
+	[ -z "$p" ] || step "$b" abi "$KTAP_DIR/$b-abi.ktap" "$KIT_DIR/scripts/abi.sh" --branch "$b" --profile "$p"
 	for v in $(boots "$b" "$full"); do
 		case $v in
 		*@*) step "$b" "boot-${v%@*}-${v#*@}" "$KTAP_DIR/$b-boot-${v%@*}-${v#*@}.ktap" \
@@ -160,6 +174,13 @@ write_markdown() {
 			done
 		done
 		printf '| **check** |'; for b in "$@"; do printf ' %s |' "$(ktap_summary "$KTAP_DIR/$b-check.ktap")"; done; echo
+		if ls "$KTAP_DIR"/*-abi.ktap >/dev/null 2>&1; then
+			printf '| **abi** (out/abi/) |'
+			for b in "$@"; do
+				if [ -f "$KTAP_DIR/$b-abi.ktap" ]; then printf ' %s |' "$(ktap_summary "$KTAP_DIR/$b-abi.ktap")"; else printf ' - |'; fi
+			done
+			echo
+		fi
 		for v in $(for b in "$@"; do ls "$KTAP_DIR" 2>/dev/null | sed -n "s/^$b-boot-\(.*\)\.ktap$/\1/p"; done | sort -u); do
 			printf '| **boot %s** |' "$v"
 			for b in "$@"; do
@@ -169,7 +190,7 @@ write_markdown() {
 			done
 			echo
 		done
-		for k in tree apply check $(cut -f1 "$STATUS_DIR"/*.times 2>/dev/null | grep '^boot-' | sort -u); do
+		for k in tree apply check abi $(cut -f1 "$STATUS_DIR"/*.times 2>/dev/null | grep '^boot-' | sort -u); do
 			printf '| *time %s (s)* |' "$k"
 			for b in "$@"; do printf ' %s |' "$(awk -F'\t' -v k="$k" '$1 == k { print $2 }' "$STATUS_DIR/$b.times" 2>/dev/null)"; done
 			echo

@@ -4,6 +4,8 @@
 # BRANCH in the kit's cache:
 #   unpatched        the pristine cached tree (never modified)
 #   patched          a copy with every topic of the branch series applied
+#   patched-kabi     the same in the kABI profile (apply.sh --profile kabi:
+#                    the kABI variants of backports/BRANCH/kabi/)
 #   without-<topic>  a copy with every topic but <topic> applied: the
 #                    baseline that proves <topic>'s tests fail without it
 #   scratch          the user's playground for make apply/unapply BRANCH=
@@ -16,7 +18,7 @@ set -euo pipefail
 
 # stamp BRANCH KIND: hash of everything that decides a patched copy
 stamp() {
-	cat "$(series_file "$1")" "$DATA_DIR"/backports/"$1"/*.patch \
+	cat "$(series_file "$1")" "$DATA_DIR"/backports/"$1"/*.patch "$DATA_DIR"/backports/"$1"/kabi/*.patch \
 	    "$DATA_DIR/backports/detect.table" "$TOPICS_TABLE" 2>/dev/null |
 		{ cat; printf '%s\n' "$2"; } | sha256sum | cut -c1-16
 }
@@ -24,7 +26,7 @@ stamp() {
 # topics_for KIND -> the topics a patched copy of that kind carries
 topics_for() {
 	case $1 in
-	patched) all_topics | paste -sd, ;;
+	patched|patched-kabi) all_topics | paste -sd, ;;
 	without-*)
 		is_topic "${1#without-}" ||
 			die "unknown variant '$1'; topics: $(all_topics | paste -sd' ')"
@@ -49,6 +51,7 @@ make_patched() {
 	rm -f "$dir.stamp"
 	scratch_copy "$branch" "$dir"
 	"$KIT_DIR/scripts/apply.sh" apply "$dir" --topics "$topics" --strict \
+		--profile "$([ "$kind" = patched-kabi ] && echo kabi || echo default)" \
 		--report "$dir.report" || rc=$?
 	[ $rc -eq 0 ] || [ $rc -eq 2 ] ||
 		die "the $branch series does not apply to the kit's own $branch tree ($dir); run 'make regen BRANCH=$branch REGEN_CHECK=1' and check backports/$branch"
@@ -65,7 +68,7 @@ main() {
 		case $1 in
 		--report) report=${2:-}; shift 2 ;;
 		--fresh) fresh=1; shift ;;
-		*) die "usage: worktree.sh BRANCH patched|unpatched|without-<topic>|scratch [--report FILE] [--fresh]" ;;
+		*) die "usage: worktree.sh BRANCH patched|patched-kabi|unpatched|without-<topic>|scratch [--report FILE] [--fresh]" ;;
 		esac
 	done
 	require_branch "$branch"
@@ -75,7 +78,7 @@ main() {
 		dir=$(pristine_dir "$branch")
 		[ -f "$dir/Makefile" ] || die "no cached tree for $branch; run 'make tree BRANCH=$branch' first"
 		;;
-	patched|without-*)
+	patched|patched-kabi|without-*)
 		make_patched "$branch" "$kind" "$report" "$fresh"
 		dir=$(variant_dir "$branch" "$kind")
 		;;
@@ -84,7 +87,7 @@ main() {
 		dir=$CACHE_DIR/work/$branch/scratch
 		[ -f "$dir/Makefile" ] || scratch_copy "$branch" "$dir"
 		;;
-	*) die "unknown kind '$kind'; use patched, unpatched, without-<topic> or scratch" ;;
+	*) die "unknown kind '$kind'; use patched, patched-kabi, unpatched, without-<topic> or scratch" ;;
 	esac
 	printf '%s\n' "$dir"
 }

@@ -7,8 +7,8 @@
 # fails it.  A file's tier is its "# tier: fast" line (no kernel tree
 # needed), "# tier: full" (tree tests that only `make test FULL=1` runs:
 # --full, or --tier all) or else "tree".
-# Output is KTAP: diagnostics (the test's last lines) directly before its
-# result line.  Exit code 4 from a test means SKIP (its last line says why).
+# Output is KTAP: diagnostics (the test's time; the last lines of a failed
+# test) directly before its result line.  Exit code 4 from a test means SKIP (its last line says why).
 set -euo pipefail
 KIT_DIR=$(cd "$(dirname "$0")/../.." && pwd)
 export KIT_DIR
@@ -80,7 +80,9 @@ for entry in "${tests[@]}"; do
 	name="${f##*/t-}"; name="${name%.sh}.${t#test_}"
 	log=$LOGS/$n.log
 	rc=0
+	t0=$(date +%s)
 	bash "$KIT_DIR/tests/unit/harness.sh" "$f" "$t" > "$log" 2>&1 < /dev/null || rc=$?
+	echo "# $name: $(( $(date +%s) - t0 )) s"
 	if [ $rc -eq 0 ]; then
 		pass=$((pass + 1)); echo "ok $n $name"
 	elif [ $rc -eq 4 ]; then

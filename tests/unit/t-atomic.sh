@@ -131,3 +131,33 @@ test_independent_topics() {
 	expect_rc 1 "strict apply"
 	expect_sum "$d" "$sum" "strict apply"
 }
+
+# PROFILE=kabi: on every branch with kABI variants the variant is what
+# lands (reported so, the interface of 0003 kept in the tree), the round
+# trip is exact, and make apply passes PROFILE= on; a bad profile is one
+# line and changes nothing
+test_kabi_profile_roundtrip() {
+	local d sum b n=0
+	for b in $SUPPORTED_BRANCHES; do
+		[ -d "$KIT_DIR/backports/$b/kabi" ] || continue
+		d=$(mini "$b" "kabi-$b")
+		sum=$(tree_sum "$d")
+		run_kit make -s -C "$KIT_DIR" apply KDIR="$d" PROFILE=kabi
+		expect_rc 0 "make apply PROFILE=kabi on $b"
+		expect_out '^0003-[^ ]+ +applied \(kABI variant\)$' "$b: 0003 in its kABI form"
+		expect_out '^topic khugepaged-ro-collapse +applied: [0-9.]+ \(kabi profile\)$' "$b: topic line"
+		grep -q 'kABI: unused since 62b98015d988' "$d/mm/khugepaged.c" || fail "$b: the kABI placeholder comment is missing"
+		grep -q 'EM( SCAN_PAGE_RO,' "$d/include/trace/events/huge_memory.h" || fail "$b: the trace status table lost SCAN_PAGE_RO"
+		grep -q 'bool writable' "$d/include/trace/events/huge_memory.h" || fail "$b: the trace events lost their writable field"
+		run_kit "$APPLY" status "$d"
+		expect_out '^profile kabi$' "$b: status names the profile"
+		run_kit "$APPLY" unapply "$d"
+		expect_rc 0 "unapply $b"
+		expect_sum "$d" "$sum" "kabi apply + unapply on $b"
+		n=$((n + 1))
+	done
+	[ $n -ge 5 ] || fail "only $n branches have kABI variants"
+	run_kit "$APPLY" apply "$d" --profile frozen
+	expect_one_line_error "unknown profile 'frozen'; set PROFILE= to default or kabi"
+	expect_sum "$d" "$sum" "bad profile"
+}

@@ -42,3 +42,4 @@ test_7_2_ifdef() { drift_case 7.2 ifdef; }
 test_7_2_api() { drift_case 7.2 api; }
 test_7_2_moved() { drift_case 7.2 moved; }
 test_7_2_args() { drift_case 7.2 args; }
+test_7_2_hooks() { drift_case 7.2 hooks; }

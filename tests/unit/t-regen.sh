@@ -6,7 +6,25 @@ test_regen_matches_committed() {
 	for b in $SUPPORTED_BRANCHES; do
 		run_kit "$KIT_DIR/scripts/regen.sh" --check "$b"
 		expect_rc 0 "regen --check $b"
+		# the kABI variants too (the patches after them must apply as they are)
+		[ -d "$KIT_DIR/backports/$b/kabi" ] || continue
+		run_kit "$KIT_DIR/scripts/regen.sh" --check --profile kabi "$b"
+		expect_rc 0 "regen --check --profile kabi $b"
+		expect_out 'kabi|1 regenerated' "regen --check --profile kabi $b"
 	done
+}
+
+# a kABI variant that no longer matches its recipe fails regen --check
+test_regen_checks_kabi_variant() {
+	local k=$T/kit-kabi
+	rm -rf "$k"
+	cp -a "$KIT_DIR" "$k"
+	rm -rf "$k/out" "$k/.git"
+	sed -i 's/kept so SCAN_\* keep their values/kept for no reason/' \
+		"$k/backports/6.1/kabi/0003-mm-drop-all-references-of-writable-and-SCAN_PAGE_RO.patch"
+	run_kit "$k/scripts/regen.sh" --check --profile kabi 6.1
+	expect_rc 1 "regen --check of a changed kABI variant"
+	expect_out 'backports/6.1/kabi/0003-[^:]*: differs' "regen names the variant"
 }
 
 test_cocci_cases() {

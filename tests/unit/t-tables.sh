@@ -56,6 +56,8 @@ test_baselines_table() {
 			patched@rt) [ "$(branch_field "$b" rt)" = yes ] ||
 				fail "baselines.table: $b: patched@rt on a branch without PREEMPT_RT (rt column)" ;;
 			without-*) t=${v#without-}; is_topic "$t" || fail "baselines.table: $b: unknown topic in $v" ;;
+			patched-kabi) [ -d "$KIT_DIR/backports/$b/kabi" ] ||
+				fail "baselines.table: $b: patched-kabi on a branch without kABI variants (backports/$b/kabi/)" ;;
 			*) fail "baselines.table: $b: unknown variant $v" ;;
 			esac
 		done

@@ -227,20 +227,6 @@ test_between_branches_uses_older_series() {
 	expect_sum "$d" "$sum" "apply + unapply on 6.4"
 }
 
-# the same with vendor drift: the nearest older series is re-targeted
-test_between_branches_drifted() {
-	local d
-	d=$(fresh 6.1 vendor-6.4)
-	set_patchlevel "$d" 4
-	drift_tree "$d"
-	run_kit "$APPLY" apply "$d"
-	expect_rc 0 "apply on a drifted 6.4 tree"
-	expect_out '^topic khugepaged-ro-collapse +applied: 6\.1 \(re-targeted\)$' "the 6.1 series, re-targeted"
-	printf '%s\n' "$OUT" | grep -qE '^0003-[^ ]+ +re-targeted from cocci \(out/vendor-6.4/' || fail "0003 not re-targeted" "$OUT"
-	"$KIT_DIR/scripts/detect.sh" "$d" | awk '$2 != "present" { bad = 1 } END { exit bad }' ||
-		fail "changes not present"
-}
-
 # between branches but without the code the kit changes: unsupported
 test_between_branches_without_the_code() {
 	local d sum
