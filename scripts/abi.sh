@@ -136,7 +136,7 @@ build_stage() {
 # empty: unpatched) applied in PROFILE; the per-topic apply results go to
 # WORK/applied.topics
 stage() {
-	local profile=$1 topics=$2 rc=0
+	local profile=$1 topics=$2 rc=0 t
 	fresh_source
 	: > "$WORK/applied.topics"
 	if [ -n "$topics" ]; then
@@ -147,6 +147,12 @@ stage() {
 		0|2|3) ;;
 		*) die "apply of $topics ($profile profile) failed: $(tail -n1 "$WORK/apply.log")" ;;
 		esac
+		# exit 2 on a fresh copy: every selected topic is upstream or n/a
+		# (apply.sh then reports no topic lines)
+		for t in ${topics//,/ }; do
+			awk -F'\t' -v t="$t" '$1 == t { f = 1 } END { exit !f }' "$WORK/applied.topics" ||
+				printf '%s\tnothing to do\tupstream or not applicable\n' "$t" >> "$WORK/applied.topics"
+		done
 	fi
 	build_stage "$profile: ${topics:-unpatched}"
 }
