@@ -94,7 +94,7 @@ abi_profile() {
 }
 
 run_branch() {
-	local b=$1 boot=$2 full=$3 t tree v p
+	local b=$1 boot=$2 full=$3 t tree v p topics
 	: > "$STATUS_DIR/$b.times"
 	t=$(now)
 	if ! "$KIT_DIR/scripts/tree.sh" "$b" > /dev/null 2> "$STATUS_DIR/$b-tree.log"; then
@@ -109,7 +109,11 @@ run_branch() {
 	step "$b" check "$KTAP_DIR/$b-check.ktap" "$KIT_DIR/scripts/check.sh" "$tree"
 	[ "$boot" = 1 ] || return 0
 	p=$(abi_profile "$b" "$full")
-	[ -z "$p" ] || step "$b" abi "$KTAP_DIR/$b-abi.ktap" "$KIT_DIR/scripts/abi.sh" --branch "$b" --profile "$p"
+	if [ -n "$p" ]; then
+		# plain make test: only the @test-topics (FULL=1: every topic)
+		topics=$([ "$full" = 1 ] || table_setting "$ABI_EXPECT" test-topics)
+		step "$b" abi "$KTAP_DIR/$b-abi.ktap" "$KIT_DIR/scripts/abi.sh" --branch "$b" --profile "$p" ${topics:+--topics "$topics"}
+	fi
 	for v in $(boots "$b" "$full"); do
 		case $v in
 		*@*) step "$b" "boot-${v%@*}-${v#*@}" "$KTAP_DIR/$b-boot-${v%@*}-${v#*@}.ktap" \

@@ -18,9 +18,16 @@ set -euo pipefail
 
 # stamp BRANCH KIND: hash of everything that decides a patched copy
 stamp() {
-	cat "$(series_file "$1")" "$DATA_DIR"/backports/"$1"/*.patch "$DATA_DIR"/backports/"$1"/kabi/*.patch \
-	    "$DATA_DIR/backports/detect.table" "$TOPICS_TABLE" 2>/dev/null |
-		{ cat; printf '%s\n' "$2"; } | sha256sum | cut -c1-16
+	local f
+	{
+		cat "$(series_file "$1")"
+		# a branch may have no kABI variants: only the files that exist
+		for f in "$DATA_DIR"/backports/"$1"/*.patch "$DATA_DIR"/backports/"$1"/kabi/*.patch \
+			 "$DATA_DIR/backports/detect.table" "$TOPICS_TABLE"; do
+			[ ! -f "$f" ] || cat "$f"
+		done
+		printf '%s\n' "$2"
+	} | sha256sum | cut -c1-16
 }
 
 # topics_for KIND -> the topics a patched copy of that kind carries

@@ -43,3 +43,5 @@ test_7_2_api() { drift_case 7.2 api; }
 test_7_2_moved() { drift_case 7.2 moved; }
 test_7_2_args() { drift_case 7.2 args; }
 test_7_2_hooks() { drift_case 7.2 hooks; }
+test_6_6_moved() { drift_case 6.6 moved; }
+test_6_18_args() { drift_case 6.18 args; }

@@ -2,7 +2,8 @@
 # tier: full
 # The export cases t-export.sh leaves to make test FULL=1: the mbox of a
 # drifted vendor tree (a re-targeted apply with compile, then git am; over
-# a minute of a cold CI run).
+# a minute of a cold CI run) and the byte-for-byte reproducibility of two
+# exports (45 s cold).
 
 # shellcheck source=tests/unit/t-export.sh
 . "$KIT_DIR/tests/unit/t-export.sh"
@@ -30,4 +31,18 @@ test_mbox_of_a_drifted_tree() {
 	n=$(series_patches "$OUT_DIR/export-vendor-6.12/series" | wc -l)
 	[ "$(git -C "$g" rev-list --count HEAD)" -eq $((n + 1)) ] || fail "git am did not make $n commits"
 	grep -q trace_android_vh_khugepaged_isolate "$g/mm/khugepaged.c" || fail "vendor hook lost"
+}
+
+# the same tree gives the same base commit and the same patches: the
+# export makes its commits with a fixed author, committer and date
+test_export_is_reproducible() {
+	local first
+	run_kit "$EXPORT" --branch 5.10 --format mbox
+	expect_rc 0 "export 5.10 mbox"
+	first=$(sha256sum < "$OUT_DIR/export/5.10.mbox")
+	cp "$OUT_DIR/export/5.10.cover" "$T/cover.1"
+	run_kit "$EXPORT" --branch 5.10 --format mbox
+	expect_rc 0 "export 5.10 mbox again"
+	[ "$(sha256sum < "$OUT_DIR/export/5.10.mbox")" = "$first" ] || fail "a second export gave another mbox"
+	cmp -s "$T/cover.1" "$OUT_DIR/export/5.10.cover" || fail "a second export gave another cover letter"
 }

@@ -70,20 +70,6 @@ test_mbox_git_am_oldest_and_mainline() {
 	done
 }
 
-# the same tree gives the same base commit and the same patches: the
-# export makes its commits with a fixed author, committer and date
-test_export_is_reproducible() {
-	local first
-	run_kit "$EXPORT" --branch 5.10 --format mbox
-	expect_rc 0 "export 5.10 mbox"
-	first=$(sha256sum < "$OUT_DIR/export/5.10.mbox")
-	cp "$OUT_DIR/export/5.10.cover" "$T/cover.1"
-	run_kit "$EXPORT" --branch 5.10 --format mbox
-	expect_rc 0 "export 5.10 mbox again"
-	[ "$(sha256sum < "$OUT_DIR/export/5.10.mbox")" = "$first" ] || fail "a second export gave another mbox"
-	cmp -s "$T/cover.1" "$OUT_DIR/export/5.10.cover" || fail "a second export gave another cover letter"
-}
-
 # quilt: the series file and git's patch files; quilt pushes them all onto
 # a copy of the tree at fuzz 0
 test_quilt_export_applies_with_quilt() {
