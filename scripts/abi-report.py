@@ -73,15 +73,23 @@ def read_formats(path):
     return events
 
 
-def diff_symbols(old, new):
-    a, b = read_symvers(old), read_symvers(new)
+def compare(a, b):
+    """Two {name: value} maps -> (removed, added, changed) names, sorted,
+    and the verdict: breaking if any is removed or changed, additive if
+    any is added, else none."""
     removed = sorted(set(a) - set(b))
     added = sorted(set(b) - set(a))
-    changed = sorted(s for s in set(a) & set(b) if a[s] != b[s])
+    changed = sorted(k for k in set(a) & set(b) if a[k] != b[k])
+    verdict = 'breaking' if removed or changed else 'additive' if added else 'none'
+    return removed, added, changed, verdict
+
+
+def diff_symbols(old, new):
+    a, b = read_symvers(old), read_symvers(new)
+    removed, added, changed, verdict = compare(a, b)
     ev = [f'removed export {s}' for s in removed]
     ev += [f'CRC of {s} changed ({a[s]} -> {b[s]})' for s in changed]
     ev += [f'new export {s}' for s in added]
-    verdict = 'breaking' if removed or changed else 'additive' if added else 'none'
     return verdict, ev
 
 
@@ -120,16 +128,13 @@ def diff_types(old, new, keep):
 
 def diff_formats(old, new):
     a, b = read_formats(old), read_formats(new)
-    removed = sorted(set(a) - set(b))
-    added = sorted(set(b) - set(a))
-    changed = sorted(e for e in set(a) & set(b) if a[e] != b[e])
+    removed, added, changed, verdict = compare(a, b)
     ev = [f'trace event {e} removed' for e in removed]
     for e in changed:
         ev.append(f'trace event {e}: format changed')
         ev += ['  ' + l for l in difflib.unified_diff(a[e], b[e], lineterm='', n=0)
                if not l.startswith(('---', '+++', '@@'))]
     ev += [f'new trace event {e}' for e in added]
-    verdict = 'breaking' if removed or changed else 'additive' if added else 'none'
     return verdict, ev
 
 

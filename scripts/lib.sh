@@ -334,7 +334,10 @@ link_copy() {
 	src=$(cd "$src" && pwd -P)
 	rm -rf "$dest" "$dest.tmp"
 	mkdir -p "$(dirname "$dest")"
-	cp -al "$src" "$dest.tmp" || die "could not copy $src to $dest.tmp"
+	# hard links need one file system; a tree elsewhere (KDIR= on another
+	# mount) is copied in full
+	cp -al "$src" "$dest.tmp" 2>/dev/null || { rm -rf "$dest.tmp"; cp -a "$src" "$dest.tmp"; } ||
+		die "could not copy $src to $dest.tmp (free space in $(dirname "$dest")?)"
 	while read -r f; do
 		[ -f "$dest.tmp/$f" ] || continue
 		cp "$src/$f" "$dest.tmp/$f.kit-copy" &&
