@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # matrix.sh [--boot] [--full] [BRANCH...] - tree, apply and check on every
-# branch; with --boot also the boots: the patched kernel of every branch and
-# the baselines of tests/suite/baselines.table (--full: every baseline, and
-# the PREEMPT_RT boot of the patched kernel on the branches whose "rt"
-# column in backports/branches.table is yes).
+# branch; with --boot also the boots: the kernels tests/suite/baselines.table
+# names per branch (its patched kernel, or that kernel's PREEMPT_RT build,
+# and the baselines; --full: the patched kernel, every baseline, and the
+# PREEMPT_RT boot on the branches whose "rt" column in
+# backports/branches.table is yes).
 # Writes out/matrix.md (per patch, per topic, per check and boot), the KTAP
 # of every step in out/ktap/ and out/junit.xml.  Exit 1 if anything failed.
 set -euo pipefail
@@ -27,8 +28,10 @@ carried_topics() {
 	awk -F'\t' '$2 == "applied" { print $1 }' "$STATUS_DIR/$1.apply.topics" 2>/dev/null
 }
 
-# baselines BRANCH FULL -> the baseline variants to boot (and the kABI
-# profile's patched kernel, patched-kabi)
+# baselines BRANCH FULL -> with FULL every baseline variant (unpatched,
+# without each carried topic, the kABI profile's patched-kabi), else the
+# kernels the branch's row of tests/suite/baselines.table names (its patched
+# kernel in one build among them)
 baselines() {
 	local b=$1 full=$2 t
 	if [ "$full" = 1 ]; then
@@ -124,12 +127,13 @@ run_branch() {
 	done
 }
 
-# boots BRANCH FULL -> the kernels to boot, VARIANT or VARIANT@PROFILE: the
-# patched one, the baselines, and with FULL the PREEMPT_RT boot of the
-# patched kernel where the branch's mainline has PREEMPT_RT
+# boots BRANCH FULL -> the kernels to boot, VARIANT or VARIANT@PROFILE:
+# the row of tests/suite/baselines.table, or with FULL the patched one, every
+# baseline and the PREEMPT_RT boot of the patched kernel where the branch's
+# mainline has PREEMPT_RT
 boots() {
 	{
-		echo patched
+		[ "$2" = 0 ] || echo patched
 		baselines "$1" "$2"
 		if [ "$2" = 1 ] && [ "$(branch_field "$1" rt)" = yes ]; then echo patched@rt; fi
 	} | awk '!seen[$0]++'

@@ -50,9 +50,11 @@ test_baselines_table() {
 	local b v t
 	while IFS=$'\t' read -r b v; do
 		is_supported_branch "$b" || fail "baselines.table: unknown branch $b"
+		[[ " $v " == *" patched "* || " $v " == *" patched@rt "* ]] ||
+			fail "baselines.table: $b boots neither its patched kernel nor patched@rt"
 		for v in $v; do
 			case $v in
-			-|unpatched) ;;
+			-|unpatched|patched) ;;
 			patched@rt) [ "$(branch_field "$b" rt)" = yes ] ||
 				fail "baselines.table: $b: patched@rt on a branch without PREEMPT_RT (rt column)" ;;
 			without-*) t=${v#without-}; is_topic "$t" || fail "baselines.table: $b: unknown topic in $v" ;;
