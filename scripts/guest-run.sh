@@ -8,7 +8,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-LIVE='^ *(KTAP version|# Subtest:|(not )?ok [0-9]+ |# (collapse_seconds|collapse_full_scans|writer_latency_us|SKIP))|MMBK-|Kernel panic|BUG:|WARNING:'
+LIVE='^ *(KTAP version|# Subtest:|(not )?ok [0-9]+ |# (collapse_seconds|collapse_full_scans|writer_latency_us|SKIP))|MMBK-(BEGIN|END|FORMATS )|Kernel panic|BUG:|WARNING:'
 
 main() {
 	local kernel=${1:-} initrd=${2:-} log=${3:-} timeout=240 mem=1024M append='' rc
