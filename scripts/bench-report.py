@@ -113,8 +113,11 @@ def load(path):
             if len(p) != 6:
                 continue
             b, v, r, m, val, unit = p
-            if m.startswith("run."):
-                info[b][m] = val
+            if m == "run.seconds":  # a resumed run adds its part
+                info[b][m] = str((num(info[b].get(m, "0")) or 0) + (num(val) or 0))
+                continue
+            if m.startswith("run."):  # run.date: one per (resumed) run
+                info[b][m] = ", ".join(x for x in (info[b].get(m), val) if x)
                 continue
             if m == "kernel.bzimage":
                 info[b].setdefault("bzimage_" + v, set()).add(val)

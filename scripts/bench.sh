@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# bench.sh [BRANCH...] - before/after benchmarks: for each branch (default:
+# bench.sh [--resume] [BRANCH...] - before/after benchmarks: for each branch (default:
 # all), boot the unpatched and the patched benchmark kernel (scripts/boot.sh
 # --profile bench: production-like configs/bench.config, no lockdep or
 # DEBUG_VM, full preemption on every branch; built and cached in build-bench/
@@ -22,6 +22,10 @@
 # logs out/bench/runs/<branch>/r<N>/boot/.  Benchmarks never fail the test
 # suite: a broken boot or workload is reported, and the script goes on.
 # metrics.tsv keeps the figures of branches not named this time.
+# Both kernels of a branch are built first; every boot then runs them as
+# built.  --resume (make bench RESUME=1) keeps a branch's finished rounds
+# (both boots completed) when they ran the very kernels built now (bzImage
+# sha256) and runs only the others; without it a branch is measured anew.
 # Environment: BENCH_ROUNDS (default 10), BENCH_SCAN_MODES (khugepaged
 # settings of scan_contention_bench, default "fast,default"), BOOT_TIMEOUT
 # (default 1500), TEST_TIMEOUT (per workload, default 600).
@@ -33,6 +37,11 @@ ROUNDS=${BENCH_ROUNDS:-10}
 case $ROUNDS in ''|*[!0-9]*|0) die "BENCH_ROUNDS=$ROUNDS: use a count >= 1 (10 for the report)" ;; esac
 SCAN_MODES=${BENCH_SCAN_MODES:-fast,default}
 case $SCAN_MODES in *[!a-z,]*|'') die "BENCH_SCAN_MODES=$SCAN_MODES: use a comma-separated list of fast, default" ;; esac
+RESUME=0
+if [ "${1:-}" = --resume ]; then
+	RESUME=1
+	shift
+fi
 [ "$#" -gt 0 ] || set -- $SUPPORTED_BRANCHES
 for b in "$@"; do require_branch "$b"; done
 
@@ -46,14 +55,32 @@ progress "bench: building the benchmarks -> $BIN"
 make -s -C "$KIT_DIR/tests/bench" O="$BIN" >&2 || die "building tests/bench failed"
 progress "bench: binaries: $(cd "$BIN" && ls | paste -sd' ')"
 
-# metrics.tsv keeps the other branches' figures: a branch is measured anew
-# as a whole, so the report can show all four after 'make bench BRANCH=b'
-if [ -f "$TSV" ]; then
-	awk -F'\t' -v drop=" $* " 'NR == 1 || index(drop, " " $1 " ") == 0' "$TSV" > "$TSV.tmp"
+# metrics.tsv keeps the other branches' figures, so the report shows every
+# branch after 'make bench BRANCH=b'
+[ -f "$TSV" ] || printf 'branch\tvariant\tround\tmetric\tvalue\tunit\n' > "$TSV"
+
+# keep_rounds BRANCH SHA_UNPATCHED SHA_PATCHED: drop BRANCH's rows from $TSV
+# but those of the rounds scripts/bench-rounds.awk keeps (with --resume: the
+# finished rounds of these kernels); print the rounds kept, one a line
+keep_rounds() {
+	: > "$TSV.kept"
+	awk -F'\t' -f "$KIT_DIR/scripts/bench-rounds.awk" -v b="$1" -v su="$2" -v sp="$3" \
+		-v resume="$RESUME" -v kf="$TSV.kept" "$TSV" "$TSV" > "$TSV.tmp" ||
+		die "rewriting $TSV failed"
 	mv "$TSV.tmp" "$TSV"
-else
-	printf 'branch\tvariant\tround\tmetric\tvalue\tunit\n' > "$TSV"
-fi
+	sort -n "$TSV.kept"
+	rm -f "$TSV.kept"
+}
+
+# kernel_sha BRANCH VARIANT: build the benchmark kernel (a no-op when it is
+# up to date), print the first 12 hex digits of its bzImage's sha256
+kernel_sha() {
+	local img
+	img=$("$KIT_DIR/scripts/boot.sh" --branch "$1" --variant "$2" --profile bench --build-only | tail -n1) ||
+		return 1
+	[ -f "$img" ] || return 1
+	sha256sum "$img" | cut -c1-12
+}
 
 # metrics_of LOG BRANCH VARIANT ROUND -> TSV rows of the figures in a serial log
 metrics_of() {
@@ -80,19 +107,18 @@ metrics_of() {
 	' "$1"
 }
 
-# boot_one BRANCH VARIANT ROUND NOBUILD: one boot, its figures into $TSV
+# boot_one BRANCH VARIANT ROUND SHA: one boot of the kernel built (bzImage
+# sha256 SHA), its figures into $TSV
 boot_one() {
-	local branch=$1 variant=$2 round=$3 nobuild=$4 dir log out rc=0 t0 img sha build
+	local branch=$1 variant=$2 round=$3 sha=$4 dir log out rc=0 t0
 	dir=$BENCH_DIR/runs/$branch/r$round
 	out=$dir/boot-$variant.out
 	mkdir -p "$dir"
 	rm -f "$out" "$dir/boot/$branch-$variant-bench".*
-	progress "bench: $branch round $round/$ROUNDS: $variant kernel$([ "$nobuild" = 1 ] || echo ' (build if needed)')"
+	progress "bench: $branch round $round/$ROUNDS: $variant kernel"
 	t0=$(date +%s)
-	build=()
-	[ "$nobuild" = 0 ] || build=(--no-build)
 	MMBK_OUT=$dir "$KIT_DIR/scripts/boot.sh" --branch "$branch" --variant "$variant" \
-		--profile bench --suite-dir "$BIN" --modules none --no-expect ${build[@]+"${build[@]}"} \
+		--profile bench --suite-dir "$BIN" --modules none --no-expect --no-build \
 		--append "mmbk.scan_modes=$SCAN_MODES" \
 		--timeout "${BOOT_TIMEOUT:-1500}" --test-timeout "${TEST_TIMEOUT:-600}" 2>&1 | tee "$out" |
 		grep --line-buffered -E '^\[[0-9:]+\] (kbuild|boot): |^(not )?ok [0-9]+ |^boot [0-9.]+ ' |
@@ -104,8 +130,6 @@ boot_one() {
 		printf '%s\t%s\t%s\tboot.completed\t0\tbool\n' "$branch" "$variant" "$round" >> "$TSV"
 		return 0
 	fi
-	img=$(build_dir "$branch" "$variant" bench)/arch/x86/boot/bzImage	# boot.sh's OBJ
-	sha=$(sha256sum "$img" 2>/dev/null | cut -c1-12) || sha=none
 	{
 		metrics_of "$log" "$branch" "$variant" "$round"
 		printf '%s\t%s\t%s\tkernel.bzimage\t%s\tsha256\n' "$branch" "$variant" "$round" "$sha"
@@ -126,14 +150,23 @@ report() {
 
 for branch in "$@"; do
 	bstart=$(date +%s)
-	printf '%s\t-\t-\trun.date\t%s\tutc\n' "$branch" "$(date -u +%Y-%m-%dT%H:%MZ)" >> "$TSV"
 	progress "bench: === $branch: $ROUNDS rounds (unpatched + patched boot each) ==="
+	if ! sha_u=$(kernel_sha "$branch" unpatched) || ! sha_p=$(kernel_sha "$branch" patched); then
+		warn "$branch: a benchmark kernel did not build (see above); no figures for $branch"
+		keep_rounds "$branch" - - > /dev/null
+		printf '%s\t%s\t1\tboot.completed\t0\tbool\n' "$branch" unpatched "$branch" patched >> "$TSV"
+		report
+		continue
+	fi
+	kept=$(keep_rounds "$branch" "$sha_u" "$sha_p" | paste -sd' ')
+	[ -z "$kept" ] || progress "bench: $branch: --resume keeps rounds $kept (same kernels: $sha_u $sha_p)"
+	printf '%s\t-\t-\trun.date\t%s\tutc\n' "$branch" "$(date -u +%Y-%m-%dT%H:%MZ)" >> "$TSV"
 	for round in $(seq 1 "$ROUNDS"); do
+		case " $kept " in *" $round "*) continue ;; esac
 		if [ $((round % 2)) = 1 ]; then order="unpatched patched"; else order="patched unpatched"; fi
 		for variant in $order; do
-			# round 1 builds (kbuild.sh: a no-op when up to date), later rounds
-			# boot that very kernel
-			boot_one "$branch" "$variant" "$round" "$([ "$round" = 1 ] && echo 0 || echo 1)"
+			if [ "$variant" = patched ]; then sha=$sha_p; else sha=$sha_u; fi
+			boot_one "$branch" "$variant" "$round" "$sha"
 		done
 	done
 	progress "bench: $branch done in $(( $(date +%s) - bstart ))s"

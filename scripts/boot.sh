@@ -21,6 +21,7 @@
 #                   configs/bench.config) or rt (PREEMPT_RT + debug); each
 #                   has its own build dir (build-<P>) and log tag
 # --no-build        boot the kernel already in the build dir
+# --build-only      build the kernel (and nothing else), print its bzImage
 # --no-expect       report the results as they are; exit 0
 # --append ARGS     more kernel command line (e.g. mmbk.scan_modes=fast)
 # --timeout S (240) --test-timeout S (150, per program) --mem M (1024M)
@@ -28,15 +29,16 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 usage() {
-	die "$1; usage: boot.sh --branch B|--kdir DIR [--variant patched|patched-kabi|unpatched|without-<topic>] [--profile test|bench|rt] [--suite-dir DIR] [--modules kit|none|a.ko,...] [--no-build] [--no-expect] [--append ARGS] [--timeout S] [--test-timeout S] [--mem M] [--judge LOG]"
+	die "$1; usage: boot.sh --branch B|--kdir DIR [--variant patched|patched-kabi|unpatched|without-<topic>] [--profile test|bench|rt] [--suite-dir DIR] [--modules kit|none|a.ko,...] [--no-build|--build-only] [--no-expect] [--append ARGS] [--timeout S] [--test-timeout S] [--mem M] [--judge LOG]"
 }
 
 parse_args() {
 	BRANCH_ARG='' KDIR_ARG='' VARIANT=patched PROFILE=test SUITE_DIR='' MODULES=kit BUILD=1
-	APPEND='' EXPECT=1 TIMEOUT=240 TEST_TIMEOUT=150 MEM=1024M JUDGE=''
+	APPEND='' EXPECT=1 TIMEOUT=240 TEST_TIMEOUT=150 MEM=1024M JUDGE='' BUILD_ONLY=0
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--no-build) BUILD=0; shift; continue ;;
+		--build-only) BUILD_ONLY=1; shift; continue ;;
 		--no-expect) EXPECT=0; shift; continue ;;
 		esac
 		[ $# -ge 2 ] || usage "$1 needs a value"
@@ -56,6 +58,7 @@ parse_args() {
 		esac
 		shift 2
 	done
+	[ "$BUILD_ONLY" = 0 ] || [ "$BUILD" = 1 ] || usage "--build-only and --no-build exclude each other"
 	case $VARIANT in
 	patched|patched-kabi|unpatched|without-?*) ;;
 	*) usage "unknown variant '$VARIANT'" ;;
@@ -153,6 +156,10 @@ main() {
 	progress "boot: $BRANCH_B $VARIANT: kernel from $SRC"
 	t0=$(date +%s)
 	build_kernel
+	if [ "$BUILD_ONLY" = 1 ]; then
+		printf '%s\n' "$OBJ/arch/x86/boot/bzImage"
+		return 0
+	fi
 	list=$(modules) || die "the test module did not build for $BRANCH_B $VARIANT; see the message above"
 	[ -z "$list" ] || mapfile -t mods <<< "$list"
 	build_s=$(( $(date +%s) - t0 ))

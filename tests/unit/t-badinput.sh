@@ -110,3 +110,8 @@ test_read_only_mount() {
 	expect_sum "$d" "$sum" "read-only mount"
 	umount "$m"
 }
+
+test_boot_build_only_with_no_build() {
+	run_kit "$KIT_DIR/scripts/boot.sh" --branch 6.12 --build-only --no-build
+	expect_one_line_error -- '--build-only and --no-build exclude each other; usage: boot.sh'
+}

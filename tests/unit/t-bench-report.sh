@@ -106,3 +106,69 @@ test_outputs_parse() {
 	grep -q '^| figure | unit | unpatched | patched | ratio p/u: median \[95% CI\] | verdict |' "$T/rep/bench.md" ||
 		fail "no table header in bench.md"
 }
+
+# rounds FILE -> the round numbers of branch 6.12's rows in FILE, sorted, one line
+rounds_in() {
+	awk -F'\t' '$1 == "6.12" && $3 ~ /^[0-9]+$/ { print $3 }' "$1" | sort -un | paste -sd' '
+}
+
+# a 6.12 run of 4 rounds: 1 and 2 finished with kernels aaa/bbb, round 3's
+# patched boot did not complete, round 4 ran another patched kernel; plus
+# a 6.1 round and the run rows
+resume_tsv() {
+	header
+	for r in 1 2 3 4; do
+		for v in unpatched patched; do
+			sha=aaa
+			[ "$v" = unpatched ] || sha=bbb
+			[ "$r/$v" != 4/patched ] || sha=ccc
+			ok=1
+			[ "$r/$v" != 3/patched ] || ok=0
+			printf '6.12\t%s\t%s\tscan.fast.collapse_s\t%s\ts\n' "$v" "$r" "$r.5"
+			printf '6.12\t%s\t%s\tkernel.bzimage\t%s\tsha256\n' "$v" "$r" "$sha"
+			printf '6.12\t%s\t%s\tboot.completed\t%s\tbool\n' "$v" "$r" "$ok"
+		done
+	done
+	printf '6.12\t-\t-\trun.date\t2026-12-01T10:00Z\tutc\n'
+	printf '6.12\t-\t-\trun.seconds\t1000\ts\n'
+	printf '6.1\tpatched\t1\tboot.completed\t1\tbool\n'
+}
+
+# keep RESUME SHA_U SHA_P -> $T/new.tsv and $T/kept from $T/m.tsv
+keep() {
+	: > "$T/kept"
+	awk -F'\t' -f "$KIT_DIR/scripts/bench-rounds.awk" -v b=6.12 -v su="$2" -v sp="$3" \
+		-v resume="$1" -v kf="$T/kept" "$T/m.tsv" "$T/m.tsv" > "$T/new.tsv" ||
+		fail "bench-rounds.awk failed"
+}
+
+test_resume_keeps_only_finished_rounds_of_the_same_kernels() {
+	resume_tsv > "$T/m.tsv"
+	keep 1 aaa bbb
+	[ "$(sort -n "$T/kept" | paste -sd' ')" = "1 2" ] || fail "kept rounds: $(paste -sd' ' "$T/kept")"
+	[ "$(rounds_in "$T/new.tsv")" = "1 2" ] || fail "rows of rounds $(rounds_in "$T/new.tsv") left"
+	grep -q '^6\.1	' "$T/new.tsv" || fail "another branch's rows were dropped"
+	grep -q '^6\.12	-	-	run\.date	' "$T/new.tsv" || fail "the earlier run's date was dropped"
+	[ "$(head -n1 "$T/new.tsv")" = "$(header)" ] || fail "header lost"
+	# the report adds the times of the runs and lists their dates
+	printf '6.12\t-\t-\trun.date\t2026-12-02T08:00Z\tutc\n6.12\t-\t-\trun.seconds\t500\ts\n' >> "$T/new.tsv"
+	report "$T/new.tsv"
+	/usr/bin/python3 - "$T/rep/bench.json" <<'PY' || fail "run date/seconds of a resumed run"
+import json, sys
+b = json.load(open(sys.argv[1]))["branches"]["6.12"]
+assert b["run_seconds"] == 1500, b["run_seconds"]
+assert b["run_date"] == "2026-12-01T10:00Z, 2026-12-02T08:00Z", b["run_date"]
+PY
+}
+
+test_new_kernels_or_no_resume_drop_the_branch() {
+	resume_tsv > "$T/m.tsv"
+	keep 1 aaa ccc		# only round 4 ran these two kernels
+	[ "$(rounds_in "$T/new.tsv")" = 4 ] || fail "with kernels aaa/ccc: rounds $(rounds_in "$T/new.tsv") left"
+	keep 1 xxx yyy
+	[ -z "$(rounds_in "$T/new.tsv")" ] || fail "rebuilt kernels: rounds $(rounds_in "$T/new.tsv") left"
+	! grep -q 'run\.' "$T/new.tsv" || fail "run rows of a run that was not resumed are left"
+	keep 0 aaa bbb
+	[ -z "$(rounds_in "$T/new.tsv")" ] && [ ! -s "$T/kept" ] || fail "without --resume rounds were kept"
+	grep -q '^6\.1	' "$T/new.tsv" || fail "another branch's rows were dropped"
+}

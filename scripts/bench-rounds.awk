@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: GPL-2.0
+# bench-rounds.awk - which of a branch's rounds a resumed 'make bench' keeps.
+#
+#   awk -F'\t' -f bench-rounds.awk -v b=BRANCH -v su=SHA -v sp=SHA \
+#       -v resume=0|1 -v kf=KEPT metrics.tsv metrics.tsv > new.tsv
+#
+# metrics.tsv is read twice.  Pass 1 finds BRANCH's rounds whose two boots
+# completed (boot.completed 1) with the kernels now built: bzImage sha256
+# prefixes su (unpatched) and sp (patched).  Pass 2 prints the header, the
+# other branches' rows, the rows of those rounds and BRANCH's run.* rows (the
+# earlier runs' dates and times), all only when resume is 1; the kept round
+# numbers go to the file kf.  A round with another kernel, a failed boot or
+# one of its two boots missing is dropped and measured again.
+
+FNR == NR {
+	if ($1 != b || $3 !~ /^[0-9]+$/)
+		next
+	if ($4 == "boot.completed" && $5 == 1)
+		done[$3, $2] = 1
+	if ($4 == "kernel.bzimage")
+		sha[$3, $2] = $5
+	rounds[$3] = 1
+	next
+}
+
+FNR == 1 {
+	if (resume == 1)
+		for (r in rounds)
+			if (done[r, "unpatched"] && done[r, "patched"] &&
+			    sha[r, "unpatched"] == su && sha[r, "patched"] == sp) {
+				keep[r] = 1
+				nkeep++
+			}
+	for (r in keep)
+		print r > kf
+	print
+	next
+}
+
+$1 != b || ($3 in keep) || ($4 ~ /^run\./ && nkeep > 0) {
+	print
+}
