@@ -267,14 +267,17 @@ exec /bin/mv \"\$@\"")
 	[ -z "$(find "$d" -maxdepth 1 -name 'quilt*')" ] || fail "quilt temporary directory left"
 }
 
-# SIGINT: the tree is restored at once and the message is shown
+# SIGINT: the tree is restored at once and the message is shown.  apply.sh
+# starts with SIGINT at its default disposition, as from a terminal: a shell
+# that was started in the background (nohup, '&' without job control)
+# ignores SIGINT, and an ignored signal cannot be trapped by its children
 test_sigint_message_shown() {
 	local d sum bin rc=0 out
 	d=$(mini 6.1 sigint)
 	sum=$(tree_sum "$d")
 	bin=$(fake_bin quilt "if [ \"\$1\" = push ]; then $(command -v quilt) push --fuzz=0 >/dev/null 2>&1; kill -INT \$PPID; sleep 5; fi
 exec $(command -v quilt) \"\$@\"")
-	out=$(PATH=$bin:$PATH "$APPLY" apply "$d" 2>&1) || rc=$?
+	out=$(PATH=$bin:$PATH env --default-signal=INT "$APPLY" apply "$d" 2>&1) || rc=$?
 	[ $rc -ne 0 ] || fail "apply interrupted by SIGINT exited 0" "$out"
 	grep -q "error: interrupted; $d restored" <<< "$out" || fail "no interrupt message" "$out"
 	expect_sum "$d" "$sum" "apply interrupted by SIGINT"
