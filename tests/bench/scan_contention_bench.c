@@ -31,7 +31,9 @@
  *   full_scans       khugepaged passes over the mm list that ended meanwhile
  *                    (unpatched: each one restarts this mm at its bottom)
  *   writer_p50_us, writer_p99_us   latency of one write-locked op
- *   maps_reads       complete /proc/self/maps + smaps_rollup reads
+ *   maps_reads_per_s complete /proc/self/maps + smaps_rollup reads per
+ *                    second until the end (a rate: the unpatched kernel
+ *                    runs up to the cap, the patched one stops early)
  *
  *   scan_contention_bench [nsmall] [nreg]      (defaults 30000, 16)
  *   1.. one case per setting: regions collapsed or timed out, contents intact
@@ -184,8 +186,8 @@ static int run_setting(const struct setting *s, long nsmall, int nreg)
 	metric(name, done, "regions");
 	snprintf(name, sizeof(name), "scan.%s.full_scans", s->name);
 	metric(name, read_num(KHP_SYS "/full_scans") - scans0, "passes");
-	snprintf(name, sizeof(name), "scan.%s.maps_reads", s->name);
-	metric(name, atomic_load(&maps_reads), "reads");
+	snprintf(name, sizeof(name), "scan.%s.maps_reads_per_s", s->name);
+	metric(name, t > 0 ? atomic_load(&maps_reads) / t : 0, "reads/s");
 
 	all = malloc(NWRITERS * MAX_SAMPLES * sizeof(double));
 	for (i = 0; all && i < NWRITERS; i++) {
