@@ -29,9 +29,12 @@ main() {
 		die "qemu-system-x86_64 not installed; apt-get install qemu-system-x86"
 	mkdir -p "$(dirname "$log")"
 	progress "guest-run: qemu (tcg, 2 cpus, $mem, timeout ${timeout}s) -> $log"
+	# --foreground: qemu stays in the caller's process group, so a Ctrl-C or
+	# a kill of the run (make, CI) stops the guest too instead of leaving it
+	# running until the timeout
 	{
 		rc=0
-		timeout -k 5 "$timeout" qemu-system-x86_64 -accel tcg -smp 2 -m "$mem" \
+		timeout --foreground -k 5 "$timeout" qemu-system-x86_64 -accel tcg -smp 2 -m "$mem" \
 			-kernel "$kernel" -initrd "$initrd" \
 			-append "console=ttyS0 panic=-1 rdinit=/init transparent_hugepage=madvise clocksource=hpet $append" \
 			-display none -monitor none -serial stdio -no-reboot </dev/null || rc=$?

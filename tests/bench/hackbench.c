@@ -206,6 +206,6 @@ int main(int argc, char **argv)
 				}
 			}
 	thp_setup_madvise();
-	ktap_result(ok, "hackbench", NULL);
+	ktap_result(ok, "runs_completed", NULL);
 	return ktap_exit();
 }

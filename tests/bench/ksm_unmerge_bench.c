@@ -113,7 +113,7 @@ int main(int argc, char **argv)
 	if (reps < 1 || reps > MAX_REPS)
 		reps = 5;
 	if (read_num(KSM_SYS "/run") < 0) {
-		ktap_result(-1, "ksm_unmerge_bench", "no KSM sysfs");
+		ktap_result(-1, "unmerge_timed", "no KSM sysfs");
 		ktap_exit();
 	}
 	ksm_reset();
@@ -144,6 +144,6 @@ int main(int argc, char **argv)
 	} else {
 		metric_fail("ksm.unmerge_MiBps", "MiB/s", "a region did not merge or unmerge");
 	}
-	ktap_result(ok, "ksm_unmerge_bench", NULL);
+	ktap_result(ok, "unmerge_timed", NULL);
 	return ktap_exit();
 }

@@ -74,7 +74,7 @@ int main(int argc, char **argv)
 	guest_only(argv);
 	ktap_header(1);
 	if (thp_setup_madvise()) {
-		ktap_result(-1, "ro_collapse_bench", "no THP sysfs");
+		ktap_result(-1, "ro_contents_intact", "no THP sysfs");
 		ktap_exit();
 	}
 	if (!use_khp) {
@@ -127,6 +127,6 @@ int main(int argc, char **argv)
 		diag("read-only region: contents changed");
 		ok = 0;
 	}
-	ktap_result(ok, "ro_collapse_bench", NULL);
+	ktap_result(ok, "ro_contents_intact", NULL);
 	return ktap_exit();
 }

@@ -260,3 +260,20 @@ test_metrics_from_guest_log() {
 	grep -qxP 'collapse_contention\.collapse_under_contention\tcollapse_seconds\t2\.98\t' <<< "$OUT" ||
 		fail "collapse_seconds of collapse_contention not found" "$OUT"
 }
+
+# a bench boot is judged with --no-expect: every program and case is found
+# (bench-old-case-names.log: a program's case named after the program is
+# taken by kunit_parser for the program's result line, and the judged
+# document loses programs)
+test_bench_log_judged_whole() {
+	need_kunit_parser
+	local p
+	run_kit judge "$CANNED/bench-6.12-patched.log" 6.12 --variant patched --no-expect --profile bench
+	expect_rc 0 "judge of a bench boot"
+	for p in hackbench ksm_unmerge_bench maps_consistency ro_collapse_bench scan_contention_bench guest_completed; do
+		grep -qE "^ok [0-9]+ $p$" <<< "$OUT" || fail "$p is not ok in the judged bench boot" "$OUT"
+	done
+	! grep -qE '^ *not ok|missing_|kunit_parser' <<< "$OUT" || fail "the judged bench boot has failures" "$OUT"
+	run_kit judge "$CANNED/bench-old-case-names.log" 6.12 --variant unpatched --no-expect --profile bench
+	grep -qx 'not ok 7 guest_completed' <<< "$OUT" || fail "the misread old bench log is not shown broken" "$OUT"
+}
