@@ -277,3 +277,15 @@ test_bench_log_judged_whole() {
 	run_kit judge "$CANNED/bench-old-case-names.log" 6.12 --variant unpatched --no-expect --profile bench
 	grep -qx 'not ok 7 guest_completed' <<< "$OUT" || fail "the misread old bench log is not shown broken" "$OUT"
 }
+
+# ... and no suite or bench program names one of its cases after itself
+# (the sources, so that a new program cannot bring the fault back)
+test_no_case_named_after_its_program() {
+	local f bad=''
+	for f in "$KIT_DIR"/tests/suite/*.c "$KIT_DIR"/tests/bench/*.c; do
+		if grep -qE "ktap_result\([^,]*, *\"$(basename "$f" .c)\"" "$f"; then
+			bad="$bad ${f#"$KIT_DIR"/}"
+		fi
+	done
+	[ -z "$bad" ] || fail "a KTAP case named after its own program (kunit_parser reads it as the program's result):$bad"
+}
