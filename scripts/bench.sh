@@ -26,6 +26,10 @@
 # built.  --resume (make bench RESUME=1) keeps a branch's finished rounds
 # (both boots completed) when they ran the very kernels built now (bzImage
 # sha256) and runs only the others; without it a branch is measured anew.
+# The trees are fetched as needed (scripts/tree.sh, cached): the branches
+# measured and the newest branch, whose kselftest.h the programs build on.
+# A branch whose kernels do not build gets no figures, the others go on,
+# and the script exits 1 at the end.
 # Environment: BENCH_ROUNDS (default 10), BENCH_SCAN_MODES (khugepaged
 # settings of scan_contention_bench, default "fast,default"), BOOT_TIMEOUT
 # (default 1500), TEST_TIMEOUT (per workload, default 600).
@@ -51,6 +55,13 @@ TSV=$BENCH_DIR/metrics.tsv
 mkdir -p "$BENCH_DIR"
 start_all=$(date +%s)
 
+# get_tree BRANCH: the cached source tree of BRANCH (downloads it once)
+get_tree() {
+	"$KIT_DIR/scripts/tree.sh" "$1" > /dev/null || die "no source tree for $1 (scripts/tree.sh failed; see above)"
+}
+
+newest=$(printf '%s\n' $SUPPORTED_BRANCHES | sort -V | tail -n1)
+for b in "$newest" "$@"; do get_tree "$b"; done
 progress "bench: building the benchmarks -> $BIN"
 make -s -C "$KIT_DIR/tests/bench" O="$BIN" >&2 || die "building tests/bench failed"
 progress "bench: binaries: $(cd "$BIN" && ls | paste -sd' ')"
@@ -148,11 +159,13 @@ report() {
 		warn "bench-report.py failed"
 }
 
+unbuilt=
 for branch in "$@"; do
 	bstart=$(date +%s)
 	progress "bench: === $branch: $ROUNDS rounds (unpatched + patched boot each) ==="
 	if ! sha_u=$(kernel_sha "$branch" unpatched) || ! sha_p=$(kernel_sha "$branch" patched); then
 		warn "$branch: a benchmark kernel did not build (see above); no figures for $branch"
+		unbuilt="$unbuilt $branch"
 		keep_rounds "$branch" - - > /dev/null
 		printf '%s\t%s\t1\tboot.completed\t0\tbool\n' "$branch" unpatched "$branch" patched >> "$TSV"
 		report
@@ -175,3 +188,4 @@ for branch in "$@"; do
 done
 progress "bench: all done in $(( $(date +%s) - start_all ))s: $OUT_DIR/bench.md, $OUT_DIR/bench.json, $OUT_DIR/bench.svg"
 cat "$OUT_DIR/bench.md" 2>/dev/null || true
+[ -z "$unbuilt" ] || die "no figures for$unbuilt: a benchmark kernel did not build (see the log above)"

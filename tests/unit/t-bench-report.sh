@@ -172,3 +172,21 @@ test_new_kernels_or_no_resume_drop_the_branch() {
 	[ -z "$(rounds_in "$T/new.tsv")" ] && [ ! -s "$T/kept" ] || fail "without --resume rounds were kept"
 	grep -q '^6\.1	' "$T/new.tsv" || fail "another branch's rows were dropped"
 }
+
+# a branch whose benchmark kernels do not build gets no figures, and
+# bench.sh exits 1 at the end (it once reported and exited 0).  A copy of
+# the kit: tree.sh and the benchmark build stubbed out, boot.sh failing.
+test_bench_exits_nonzero_when_a_kernel_does_not_build() {
+	local k=$T/kit-bench
+	rm -rf "$k"
+	mkdir -p "$k"
+	( cd "$KIT_DIR" && git ls-files -z | xargs -0 cp --parents -t "$k" ) || fail "test setup: copy of the kit"
+	printf '#!/bin/sh\necho /nonexistent/linux\n' > "$k/scripts/tree.sh"
+	printf '#!/bin/sh\necho "boot.sh: error: stub: no kernel" >&2\nexit 1\n' > "$k/scripts/boot.sh"
+	printf 'all:\n\t@:\n' > "$k/tests/bench/Makefile"
+	run_kit env -u MMBK_OUT "$k/scripts/bench.sh" 6.12
+	expect_rc 1 "bench.sh with a kernel that does not build"
+	grep -q '^bench.sh: error: no figures for 6.12: a benchmark kernel did not build' <<< "$OUT" ||
+		fail "no error line naming 6.12" "$OUT"
+	grep -q 'boot.completed	0' "$k/out/bench/metrics.tsv" || fail "no boot.completed 0 row" "$(cat "$k/out/bench/metrics.tsv")"
+}
