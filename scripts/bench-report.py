@@ -14,7 +14,8 @@ and a verdict: better / worse when the interval lies on one side of 1,
 A value ">X" in the TSV is censored: the workload gave up at X (a timeout),
 the real figure is larger.  A ratio with a censored unpatched time is an
 upper bound of the real ratio (a censored patched time: a lower bound); the
-report marks such figures.  Python 3 standard library only."""
+report marks such figures.  A round in which both kernels hit the cap gives
+no ratio, not even a bound: it is left out and counted (censored_both).  Python 3 standard library only."""
 
 import json
 import os
@@ -171,9 +172,12 @@ def figure(m, byvar, unit, cens=frozenset()):
     """cens: {(variant, round)} whose value is censored (">X")"""
     u, p = byvar.get("unpatched", {}), byvar.get("patched", {})
     ratios = []
-    cu = cp = 0
+    cu = cp = both = 0
     for r in sorted(set(u) & set(p)):
         if u[r] is not None and p[r] is not None and u[r] > 0:
+            if ("unpatched", r) in cens and ("patched", r) in cens:
+                both += 1	# both at the cap: no ratio, not even a bound
+                continue
             ratios.append(p[r] / u[r])
             cu += ("unpatched", r) in cens
             cp += ("patched", r) in cens
@@ -187,7 +191,7 @@ def figure(m, byvar, unit, cens=frozenset()):
         "ratio_min": min(ratios) if ratios else None,
         "ratio_max": max(ratios) if ratios else None,
         "ci_lo": lo, "ci_hi": hi, "confidence": CONFIDENCE,
-        "censored_unpatched": cu, "censored_patched": cp,
+        "censored_unpatched": cu, "censored_patched": cp, "censored_both": both,
         "bound": "upper" if cu and not cp else "lower" if cp and not cu else "none" if not cu else "both",
         "upstream_ratio": upref, "upstream_ref": upnote,
     }
@@ -223,7 +227,7 @@ def verdict(f):
     """better / worse / no significant difference, from the CI of the ratio"""
     rm = f["ratio_median"]
     if rm is None:
-        return ""
+        return "undecided (both capped)" if f.get("censored_both") else ""
     if f["rounds"] < MIN_ROUNDS:
         return "too few rounds (%d)" % f["rounds"]
     lo, hi = f["ci_lo"], f["ci_hi"]
@@ -244,11 +248,14 @@ def ratio_cell(f):
             return "only patched works"
         if u and not p:
             return "only unpatched works"
+        if f.get("censored_both"):
+            return "both at the cap in every round (%d)" % f["censored_both"]
         if u and p and statistics.median(u) == 0 and statistics.median(p) > 0:
             return "unpatched 0, patched %s" % fmt(statistics.median(p))
         return "n/a"
     mark = {"upper": "≤ ", "lower": "≥ "}.get(f["bound"], "")
-    return "%s**%.3f** [%.3f, %.3f]" % (mark, f["ratio_median"], f["ci_lo"], f["ci_hi"])
+    dropped = "; %d rounds both at the cap left out" % f["censored_both"] if f.get("censored_both") else ""
+    return "%s**%.3f** [%.3f, %.3f]%s" % (mark, f["ratio_median"], f["ci_lo"], f["ci_hi"], dropped)
 
 
 def main():
@@ -308,6 +315,9 @@ def targets(figs):
     out = []
     for m, text, test in TARGETS:
         f = figs.get(m)
+        if f and f["ratio_median"] is None and f.get("censored_both"):
+            out.append((text, "undecided: both kernels at the cap", ratio_cell(f)))
+            continue
         if not f or f["ratio_median"] is None or f["rounds"] < MIN_ROUNDS:
             out.append((text, "not measured", ""))
             continue

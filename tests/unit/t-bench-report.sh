@@ -91,6 +91,28 @@ test_censored_unpatched_gives_an_upper_bound() {
 		fail "verdict with censored patched: $(field scan.default.collapse_s verdict)"
 }
 
+# a round in which both kernels hit the cap says nothing about the ratio
+# (it once counted as 1.000 and gave "no significant difference"): it is
+# left out; when every round is, there is no ratio and the target is
+# undecided
+test_both_capped_rounds_give_no_ratio() {
+	{ header; canned scan.default.collapse_s s 10 ">300" ">300"; } > "$T/m.tsv"
+	report "$T/m.tsv"
+	[ "$(field scan.default.collapse_s rounds)" = 0 ] || fail "rounds $(field scan.default.collapse_s rounds)"
+	[ "$(field scan.default.collapse_s censored_both)" = 10 ] || fail "censored_both $(field scan.default.collapse_s censored_both)"
+	[ "$(field scan.default.collapse_s verdict)" = "undecided (both capped)" ] ||
+		fail "verdict $(field scan.default.collapse_s verdict)"
+	grep -q 'collapse under contention, default: ratio <= 0.33: \*\*undecided: both kernels at the cap\*\*' "$T/rep/bench.md" ||
+		fail "target line: $(grep Targets "$T/rep/bench.md")"
+	# rounds 1-4 both capped, 5-10 patched finished: six upper bounds
+	{ header; canned scan.default.collapse_s s 10 ">300" "60+5%3" |
+		awk -F'\t' -v OFS='\t' '$2 == "patched" && $3 <= 4 { $5 = ">300" } 1'; } > "$T/m.tsv"
+	report "$T/m.tsv"
+	[ "$(field scan.default.collapse_s rounds)" = 6 ] || fail "rounds $(field scan.default.collapse_s rounds)"
+	[ "$(field scan.default.collapse_s bound)" = upper ] || fail "bound $(field scan.default.collapse_s bound)"
+	grep -q '; 4 rounds both at the cap left out' "$T/rep/bench.md" || fail "no count of the rounds left out"
+}
+
 test_too_few_rounds_get_no_verdict() {
 	{ header; canned hackbench.process-pipes-4 s 2 "10+1%5" "3+0.3%4"; } > "$T/m.tsv"
 	report "$T/m.tsv"
