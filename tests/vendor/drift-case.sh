@@ -108,8 +108,10 @@ main() {
 				# anchor may sit elsewhere: compare the definitions
 				"$DRIFT" same "$SCRATCH/undone" "$clean/$f" > "$SCRATCH/same" ||
 					fail "$f: the re-targeted result does not have the clean one's definitions: $(cat "$SCRATCH/same")"
-			else
-				cmp -s "$SCRATCH/undone" "$clean/$f" ||
+			elif ! cmp -s "$SCRATCH/undone" "$clean/$f"; then
+				# spatch may wrap a line the drift made longer (a
+				# renamed parameter): same tokens, other line breaks
+				[ "$(tr -s '[:space:]' ' ' < "$SCRATCH/undone")" = "$(tr -s '[:space:]' ' ' < "$clean/$f")" ] ||
 					fail "$f: the re-targeted result is not the clean one plus the drift: $(diff "$clean/$f" "$SCRATCH/undone" | head -n 12 | paste -sd'|')"
 			fi
 		fi
