@@ -21,9 +21,12 @@
 //  placed before that test, after the declarations, however many locals
 //  and statements a vendor adds around it (Android's trace_android_vh_*
 //  hooks and #ifdef CONFIG_ANDROID_VENDOR_HOOKS blocks). Every rule
-//  depends on the slowpath rule: nothing changes unless the slowpath does
-//  (5.10's slowpath, with its own reader spinning and no __down_read_common(),
-//  does not match). A macro file is only needed for 7.2's
+//  depends on the slowpath rule: nothing changes unless the slowpath does.
+//  The rwsem before v5.11 (5.10) has no __down_read_common() and no count
+//  parameter, and its readers spin (rwsem_optimistic_spin()): there the
+//  early exit reads the count itself and goes where a reader that cannot
+//  spin on the owner goes, before it may spin, and the direct callers of
+//  the slowpath pass false. A macro file is only needed for 7.2's
 //  scoped_guard() in __init_rwsem(), which no rule touches.
 // Options: --no-includes --include-headers
 
@@ -108,6 +111,33 @@ __down_read_common(T1 sem, T2 state
   )
   ...>
 }
+
+// before v5.11: the reader may spin, and take the lock ahead of a queued
+// writer, unless rwsem_can_spin_on_owner() sends it to the queue
+@slow_spin depends on patch && !has_common@
+identifier sem, state, lbl;
+type T1, T2;
+@@
+
+rwsem_down_read_slowpath(T1 sem, T2 state
++ , bool nosteal
+  )
+{
+  ...
++	if (nosteal && (atomic_long_read(&sem->count) & RWSEM_FLAG_WAITERS))
++		goto lbl;
+  if (!rwsem_can_spin_on_owner(...))
+    goto lbl;
+  ...
+}
+
+@callers_spin depends on patch && slow_spin@
+expression E1, E2;
+@@
+
+  rwsem_down_read_slowpath(E1, E2
++ , false
+  )
 
 @callers depends on patch && common@
 expression E1, E2;

@@ -139,7 +139,9 @@ test_detect_unknown_without_the_code() {
 # plan.sh decides from the code: a 7.x tree older than 7.2 (no struct
 # khugepaged_mm_slot) carries 0004 from 7.2; a tree that has the struct
 # says n/a with file:line; a tree without the task_vma iterator says n/a
-# for 0006/0007 naming the file; the whole upstream series is listed in order
+# for 0007 naming the file, but still needs 0006 when its readers can spin
+# ahead of a queued writer (5.10: 0008 retakes the lock with it); the whole
+# upstream series is listed in order
 test_plan_from_the_code() {
 	local d out
 	d=$(fresh 7.2 plan-71)
@@ -155,5 +157,6 @@ test_plan_from_the_code() {
 	out=$("$KIT_DIR/scripts/plan.sh" "$(pristine_dir 5.10)")
 	printf '%s\n' "$out" | grep -qE '^0007-[^ ]+ n/a .*kernel/bpf/task_iter.c has no task_vma_seq_get_next\(\)' ||
 		fail "5.10: 0007 not n/a for the missing iterator" "$out"
+	printf '%s\n' "$out" | grep -qE '^0006-[^ ]+ carry 5\.10$' || fail "5.10: 0006 not carried from 5.10" "$out"
 	printf '%s\n' "$out" | grep -qE '^0008-[^ ]+ carry 5\.10$' || fail "5.10: 0008 not carried from 5.10" "$out"
 }
