@@ -113,7 +113,7 @@ states() {
 			[ -e "$dir/cur/$f" ] || [ ! -f "$src/$f" ] || { mkdir -p "$dir/cur/$(dirname "$f")"; cp "$src/$f" "$dir/cur/$f"; }
 		done
 		cp -a "$dir/cur" "$dir/$name.before"
-		patch -s -p1 -F0 -d "$dir/cur" -i "$DATA_DIR/backports/$b/$name" >/dev/null 2>&1 ||
+		patch -s -p1 -F0 --no-backup-if-mismatch -d "$dir/cur" -i "$DATA_DIR/backports/$b/$name" >/dev/null 2>&1 ||
 			die "backports/$b/$name does not apply to the cached $b tree; run 'make regen BRANCH=$b REGEN_CHECK=1'"
 		mkdir -p "$dir/$name"
 		mv "$dir/$name.before" "$dir/$name/before"

@@ -83,7 +83,7 @@ set_ref_states() {
 		cp "$src" "$RG_REF/before/$f"
 	done
 	cp -a "$RG_REF/before" "$RG_REF/after"
-	patch -s -p1 -F0 -N -d "$RG_REF/after" -i "$p" >/dev/null 2>&1
+	patch -s -p1 -F0 -N --no-backup-if-mismatch -d "$RG_REF/after" -i "$p" >/dev/null 2>&1
 }
 
 # is_generated PATCHFILE: the backport's header says regen.sh made it
@@ -223,6 +223,6 @@ apply_plain() {
 	for f in $(patch_files "$p"); do
 		need_file "$f"
 	done
-	patch -s -p1 -F0 -N -d "$RG_TMP/tree" -i "$p" --dry-run >/dev/null 2>&1 || return 1
-	patch -s -p1 -F0 -N -d "$RG_TMP/tree" -i "$p" >/dev/null
+	patch -s -p1 -F0 -N --no-backup-if-mismatch -d "$RG_TMP/tree" -i "$p" --dry-run >/dev/null 2>&1 || return 1
+	patch -s -p1 -F0 -N --no-backup-if-mismatch -d "$RG_TMP/tree" -i "$p" >/dev/null
 }

@@ -75,7 +75,7 @@ reference_step() {
 		[ "$p" != "$name" ] || break
 		grep -qxF "$p" "$dir/done" && continue
 		set_patch_files "$dir/tree" "$(pristine_dir "$b")" "$KIT_DIR/backports/$b/$p"
-		patch -s -p1 -F0 -N -d "$dir/tree" -i "$KIT_DIR/backports/$b/$p" >/dev/null 2>&1 ||
+		patch -s -p1 -F0 -N --no-backup-if-mismatch -d "$dir/tree" -i "$KIT_DIR/backports/$b/$p" >/dev/null 2>&1 ||
 			die "backports/$b/$p does not apply to the $b tree; run 'make regen BRANCH=$b REGEN_CHECK=1'"
 		echo "$p" >> "$dir/done"
 	done

@@ -160,3 +160,29 @@ test_plan_from_the_code() {
 	printf '%s\n' "$out" | grep -qE '^0006-[^ ]+ carry 5\.10$' || fail "5.10: 0006 not carried from 5.10" "$out"
 	printf '%s\n' "$out" | grep -qE '^0008-[^ ]+ carry 5\.10$' || fail "5.10: 0008 not carried from 5.10" "$out"
 }
+
+# the cached tree of a branch may be a newer point release than the one its
+# backports were made on (Debian updates linux-source-6.12): they apply
+# with offsets, patch(1) then leaves *.orig files next to the files, and
+# plan.sh's scoring once read those as definitions the tree lacks: a
+# lightly drifted 6.12 tree was planned from 6.18's backports of 0005/0008,
+# which do not apply to it.  A cache whose 6.12 tree has three lines more at
+# the top of mm/khugepaged.c, next to the real 6.18 tree.
+test_plan_when_the_backports_apply_with_offsets() {
+	local c=$T/cache-offset d out kh
+	[ -d "$(pristine_dir 6.18)" ] || skip "no cached 6.18 tree (MMBK_TARBALLS)"
+	rm -rf "$c"
+	mkdir -p "$c/trees/6.12" "$c/trees/6.18"
+	cp -al "$(pristine_dir 6.12)" "$c/trees/6.12/linux" || fail "test setup: copy of the 6.12 tree"
+	ln -s "$(pristine_dir 6.18)" "$c/trees/6.18/linux"
+	kh=$c/trees/6.12/linux/mm/khugepaged.c
+	chmod u+w "$(dirname "$kh")"
+	sed '1i /* a newer point release */\n/* moves */\n/* every line */' "$kh" > "$kh.new" && mv -f "$kh.new" "$kh" ||
+		fail "test setup: offset in the cached khugepaged.c"
+	d=$(fresh 6.12 plan-offset)
+	echo '/* vendor */' >> "$d/mm/khugepaged.c"
+	out=$(MMBK_CACHE=$c "$KIT_DIR/scripts/plan.sh" "$d") || fail "plan.sh failed: $out"
+	printf '%s\n' "$out" | grep -qE '^0005-[^ ]+ carry 6\.12$' || fail "0005 not carried from 6.12" "$out"
+	printf '%s\n' "$out" | grep -qE '^0008-[^ ]+ carry 6\.12$' || fail "0008 not carried from 6.12" "$out"
+}
+

@@ -93,7 +93,7 @@ main() {
 	clean=$SCRATCH/clean
 	scratch_copy "$BRANCH" "$clean"
 	for name in $(series_patches "$dest/series"); do
-		patch -s -p1 -F0 -d "$clean" -i "$KIT_DIR/backports/$BRANCH/$name" ||
+		patch -s -p1 -F0 --no-backup-if-mismatch -d "$clean" -i "$KIT_DIR/backports/$BRANCH/$name" ||
 			fail "backports/$BRANCH/$name does not apply to the clean tree"
 	done
 	for f in $(kit_touched_files); do
