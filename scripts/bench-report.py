@@ -15,7 +15,8 @@ A value ">X" in the TSV is censored: the workload gave up at X (a timeout),
 the real figure is larger.  A ratio with a censored unpatched time is an
 upper bound of the real ratio (a censored patched time: a lower bound); the
 report marks such figures.  A round in which both kernels hit the cap gives
-no ratio, not even a bound: it is left out and counted (censored_both).  Python 3 standard library only."""
+no ratio, not even a bound: it is left out and counted (censored_both).
+Python 3 standard library only."""
 
 import json
 import os

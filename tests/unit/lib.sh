@@ -31,6 +31,16 @@ tree_sum() {
 	printf '%s\n%s\n' "$list" "$sums" | sha1sum | cut -c1-40
 }
 
+# kit_copy NAME -> path of a new copy of the kit's tracked files ($T/NAME),
+# for tests that break or stub out one piece of the kit
+kit_copy() {
+	local k=$T/$1
+	rm -rf "$k"
+	mkdir -p "$k"
+	( cd "$KIT_DIR" && git ls-files -z | xargs -0 cp --parents -t "$k" ) || fail "test setup: copy of the kit"
+	printf '%s\n' "$k"
+}
+
 # fresh BRANCH NAME -> path of a new scratch copy of BRANCH's pristine tree
 fresh() {
 	local dir=$T/$2

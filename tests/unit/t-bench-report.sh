@@ -199,10 +199,8 @@ test_new_kernels_or_no_resume_drop_the_branch() {
 # bench.sh exits 1 at the end (it once reported and exited 0).  A copy of
 # the kit: tree.sh and the benchmark build stubbed out, boot.sh failing.
 test_bench_exits_nonzero_when_a_kernel_does_not_build() {
-	local k=$T/kit-bench
-	rm -rf "$k"
-	mkdir -p "$k"
-	( cd "$KIT_DIR" && git ls-files -z | xargs -0 cp --parents -t "$k" ) || fail "test setup: copy of the kit"
+	local k
+	k=$(kit_copy kit-bench)
 	printf '#!/bin/sh\necho /nonexistent/linux\n' > "$k/scripts/tree.sh"
 	printf '#!/bin/sh\necho "boot.sh: error: stub: no kernel" >&2\nexit 1\n' > "$k/scripts/boot.sh"
 	printf 'all:\n\t@:\n' > "$k/tests/bench/Makefile"

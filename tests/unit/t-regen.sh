@@ -35,10 +35,8 @@ test_cocci_cases() {
 # a hand-written backport whose recipe no longer reproduces it fails
 # regen --check (a kit copy with the slowpath comment edit broken)
 test_regen_checks_hand_written() {
-	local k=$T/kit-copy
-	rm -rf "$k"
-	mkdir -p "$k"
-	( cd "$KIT_DIR" && git ls-files -z | xargs -0 cp --parents -t "$k" ) || fail "test setup: copy of the kit"
+	local k
+	k=$(kit_copy kit-copy)
 	sed -i 's/so queue behind it\./so queue behind it!/' "$k/cocci/text/rwsem-slowpath-comment.sed"
 	run_kit "$k/scripts/regen.sh" --check 6.12
 	expect_rc 1 "regen --check with a broken recipe"
