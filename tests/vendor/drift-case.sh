@@ -111,8 +111,8 @@ main() {
 			elif ! cmp -s "$SCRATCH/undone" "$clean/$f"; then
 				# spatch may wrap a line the drift made longer (a
 				# renamed parameter): same tokens, other line breaks
-				[ "$(tr -s '[:space:]' ' ' < "$SCRATCH/undone")" = "$(tr -s '[:space:]' ' ' < "$clean/$f")" ] ||
-					fail "$f: the re-targeted result is not the clean one plus the drift: $(diff "$clean/$f" "$SCRATCH/undone" | head -n 12 | paste -sd'|')"
+				"$DRIFT" layout "$clean/$f" "$SCRATCH/undone" > "$SCRATCH/layout" ||
+					fail "$f: the re-targeted result is not the clean one plus the drift ($(cat "$SCRATCH/layout")): $(diff "$clean/$f" "$SCRATCH/undone" | head -n 12 | paste -sd'|')"
 			fi
 		fi
 	done

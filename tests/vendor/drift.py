@@ -15,6 +15,11 @@ usage:
   drift.py same A B                exit 0 if files A and B have the same
                                    top-level items, in any order (what a
                                    moved definition leaves to compare)
+  drift.py layout A B              exit 0 if files A and B hold the same C
+                                   tokens, in the same order (they differ
+                                   at most in spaces and line breaks: what
+                                   spatch leaves when it wraps a line);
+                                   else print the first tokens that differ
   drift.py classes                 the classes of drift.table
 
 Errors: one line "drift.py: error: ...", exit 1.
@@ -203,6 +208,22 @@ def write(path, text):
         f.write(text)
 
 
+# a C token for the layout comparison: a word, a number or one other
+# character (operators split into characters compare the same either way)
+TOKEN = re.compile(r"\w+|\S")
+
+
+def layout_diff(a, b):
+    """None if texts A and B have the same tokens, else where they part"""
+    ta, tb = TOKEN.findall(a), TOKEN.findall(b)
+    for i, (x, y) in enumerate(zip(ta, tb)):
+        if x != y:
+            return "token %d: '%s' vs '%s' (after '%s')" % (i + 1, x, y, " ".join(ta[max(0, i - 4):i]))
+    if len(ta) != len(tb):
+        return "%d tokens vs %d" % (len(ta), len(tb))
+    return None
+
+
 def main(argv):
     if len(argv) >= 2 and argv[1] == "classes":
         seen = []
@@ -220,6 +241,12 @@ def main(argv):
             return 0
         diff = [x for x in a if x not in b] + [x for x in b if x not in a]
         print("%s %s differs" % (diff[0][0], diff[0][1]))
+        return 1
+    if len(argv) == 4 and argv[1] == "layout":
+        why = layout_diff(read(argv[2]), read(argv[3]))
+        if why is None:
+            return 0
+        print(why)
         return 1
     if len(argv) == 4 and argv[1] == "apply":
         cls, tree = argv[2], argv[3]
@@ -252,7 +279,7 @@ def main(argv):
             text = undo_op(text, cols[1], cols[2:], orig)
         sys.stdout.write(text)
         return 0
-    die("usage: drift.py apply CLASS TREE | undo CLASS FILE PRISTINE | classes")
+    die("usage: drift.py apply CLASS TREE | undo CLASS FILE PRISTINE | same A B | layout A B | classes")
 
 
 if __name__ == "__main__":
