@@ -53,6 +53,7 @@ KNOWN = {
 }
 # scan_contention_bench's figures, once per khugepaged setting, listed first
 _SCAN = {}
+_NREG = {"fast": 16, "default": 6}	# tests/bench/scan_contention_bench.c settings[]
 for _s in ("fast", "default"):
     _SCAN.update({
         "scan.%s.collapse_s" % _s: (
@@ -63,7 +64,7 @@ for _s in ("fast", "default"):
             "lower", None, ""),
         "scan.%s.writer_p50_us" % _s: ("mmap writer latency p50, %s (mmap_lock series)" % _s, "lower", None, ""),
         "scan.%s.full_scans" % _s: ("khugepaged passes that ended before the mm collapsed, %s" % _s, "lower", None, ""),
-        "scan.%s.collapsed" % _s: ("regions collapsed within the cap, %s (of 16)" % _s, "higher", None, ""),
+        "scan.%s.collapsed" % _s: ("regions collapsed within the cap, %s (of %s)" % (_s, _NREG[_s]), "higher", None, ""),
     })
 KNOWN = {**_SCAN, **KNOWN}
 # the figures of the plot, in order
@@ -409,11 +410,12 @@ def write_md(rep, path):
           "- KSM: like `ksm_tests -D`, 32, 128 and 256 MiB of identical pages (instead of 2 GiB), 5 "
           "repetitions each; ksmd merges, is stopped (run=0), then MADV_UNMERGEABLE is timed; "
           "MiB/s over all repetitions.",
-          "- collapse under contention (`scan_contention_bench`): 16 eligible 2 MiB regions "
-          "interleaved with 30000 one-page VMAs of alternating protection, 2 writer threads "
+          "- collapse under contention (`scan_contention_bench`): eligible 2 MiB regions "
+          "interleaved with one-page VMAs of alternating protection, 2 writer threads "
           "(mmap/mprotect/munmap, each op timed), one reader of /proc/self/maps and smaps_rollup; "
-          "khugepaged `fast` (scan_sleep 10 ms) and `default` (10 s), pages_to_scan 4096, each in "
-          "a fresh mm; capped at 120 s / 300 s. `full_scans`: khugepaged passes that ended before "
+          "khugepaged `fast` (scan_sleep 10 ms; 16 regions among 30000 VMAs, cap 120 s) and "
+          "`default` (10 s; 6 regions among 12000 VMAs, cap 300 s = 30 wakeups), pages_to_scan "
+          "4096, each in a fresh mm. `full_scans`: khugepaged passes that ended before "
           "the mm collapsed; on an unpatched kernel each one restarts the mm at its bottom.",
           "- mmap writer latency (maps_consistency): 2 writer threads against maps/smaps_rollup "
           "readers for 6 s, no khugepaged load.",
