@@ -134,6 +134,14 @@ else
 fi
 verify_config
 
+# Reproducible (Documentation/kbuild/reproducible-builds.rst): the same
+# tree, config and compiler give the same bzImage on any machine and day,
+# so make bench --resume can key finished rounds by the bzImage's sha256
+# wherever they ran.  The caller's own values win.
+export KBUILD_BUILD_TIMESTAMP=${KBUILD_BUILD_TIMESTAMP:-1970-01-01 00:00:00 UTC}
+export KBUILD_BUILD_USER=${KBUILD_BUILD_USER:-mmbk}
+export KBUILD_BUILD_HOST=${KBUILD_BUILD_HOST:-mmbk}
+export KBUILD_BUILD_VERSION=${KBUILD_BUILD_VERSION:-1}
 progress "kbuild: make -C $SRC O=$OBJ -j$JOBS $* (log: $OBJ/kbuild.log)"
 start=$(date +%s)
 make -C "$SRC" O="$OBJ" CC="$KCC" -j"$JOBS" "$@" 2>&1 | tee "$OBJ/kbuild.log" |
