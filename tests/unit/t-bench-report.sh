@@ -210,3 +210,25 @@ test_bench_exits_nonzero_when_a_kernel_does_not_build() {
 		fail "no error line naming 6.12" "$OUT"
 	grep -q 'boot.completed	0' "$k/out/bench/metrics.tsv" || fail "no boot.completed 0 row" "$(cat "$k/out/bench/metrics.tsv")"
 }
+
+# a checkout without out/bench starts from the committed figures
+# (tests/bench/results.tsv): --report reports them without booting; with
+# neither, --report fails with one line naming the fix
+test_report_from_committed_figures() {
+	local k
+	k=$(kit_copy kit-bench-results)
+	printf '#!/bin/sh\necho "boot.sh: stub: must not run" >&2\nexit 1\n' > "$k/scripts/boot.sh"
+	{
+		printf 'branch\tvariant\tround\tmetric\tvalue\tunit\n'
+		canned ksm.unmerge_MiBps MiB/s 10 '100+4%5' '98+4%5'
+	} > "$k/tests/bench/results.tsv"
+	run_kit env -u MMBK_OUT "$k/scripts/bench.sh" --report
+	expect_rc 0 "bench.sh --report with committed figures"
+	/usr/bin/python3 -c 'import json, sys
+f = json.load(open(sys.argv[1]))["branches"]["6.12"]["figures"]["ksm.unmerge_MiBps"]
+sys.exit(f["rounds"] != 10)' "$k/out/bench.json" || fail "bench.json has not 6.12's 10 rounds of KSM figures" "$OUT"
+	cmp -s "$k/tests/bench/results.tsv" "$k/out/bench/metrics.tsv" || fail "out/bench/metrics.tsv is not the committed figures"
+	rm -rf "$k/out" "$k/tests/bench/results.tsv"
+	run_kit env -u MMBK_OUT "$k/scripts/bench.sh" --report
+	expect_one_line_error 'no figures to report: .*run make bench first'
+}
