@@ -125,6 +125,9 @@ def load(path):
             if m == "kernel.bzimage":
                 info[b].setdefault("bzimage_" + v, set()).add(val)
                 continue
+            if m == "bench.programs":  # the workloads' sha256 (bench.sh)
+                info[b].setdefault("programs", set()).add(val)
+                continue
             if val.startswith(">"):
                 censored.add((b, m, v, int(r)))
                 val = val[1:]
@@ -298,6 +301,7 @@ def main():
         report["branches"][b] = {
             "run_date": info[b].get("run.date"), "run_seconds": num(info[b].get("run.seconds", "")),
             "bzimage_sha256": {v: sorted(info[b].get("bzimage_" + v, [])) for v in ("unpatched", "patched")},
+            "programs_sha256": sorted(info[b].get("programs", [])),
             "boots_completed": completed,
             "hackbench_configs_in_geomean": gm_names,
             "workloads_with_nonzero_exit": failed_exits,

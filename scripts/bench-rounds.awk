@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # bench-rounds.awk - which of a branch's rounds a resumed 'make bench' keeps.
 #
-#   awk -F'\t' -f bench-rounds.awk -v b=BRANCH -v su=SHA -v sp=SHA \
+#   awk -F'\t' -f bench-rounds.awk -v b=BRANCH -v su=SHA -v sp=SHA -v sw=SHA \
 #       -v resume=0|1 -v kf=KEPT metrics.tsv metrics.tsv > new.tsv
 #
 # metrics.tsv is read twice.  Pass 1 finds BRANCH's rounds whose two boots
 # completed (boot.completed 1) with the kernels now built: bzImage sha256
-# prefixes su (unpatched) and sp (patched).  Pass 2 prints the header, the
+# prefixes su (unpatched) and sp (patched), and the workloads now built:
+# sw, the sha256 prefix of the bench programs (bench.programs; a round
+# measured with other programs measured something else).  Pass 2 prints the header, the
 # other branches' rows, the rows of those rounds and BRANCH's run.* rows (the
 # earlier runs' dates and times), all only when resume is 1; the kept round
 # numbers go to the file kf.  A round with another kernel, a failed boot or
@@ -19,6 +21,8 @@ FNR == NR {
 		done[$3, $2] = 1
 	if ($4 == "kernel.bzimage")
 		sha[$3, $2] = $5
+	if ($4 == "bench.programs")
+		prog[$3, $2] = $5
 	rounds[$3] = 1
 	next
 }
@@ -27,7 +31,8 @@ FNR == 1 {
 	if (resume == 1)
 		for (r in rounds)
 			if (done[r, "unpatched"] && done[r, "patched"] &&
-			    sha[r, "unpatched"] == su && sha[r, "patched"] == sp) {
+			    sha[r, "unpatched"] == su && sha[r, "patched"] == sp &&
+			    prog[r, "unpatched"] == sw && prog[r, "patched"] == sw) {
 				keep[r] = 1
 				nkeep++
 			}

@@ -24,8 +24,8 @@
 # metrics.tsv keeps the figures of branches not named this time.
 # Both kernels of a branch are built first; every boot then runs them as
 # built.  --resume (make bench RESUME=1) keeps a branch's finished rounds
-# (both boots completed) when they ran the very kernels built now (bzImage
-# sha256) and runs only the others; without it a branch is measured anew.
+# (both boots completed) when they ran the very kernels and programs built now (bzImage
+# and bench programs sha256) and runs only the others; without it a branch is measured anew.
 # The trees are fetched as needed (scripts/tree.sh, cached): the branches
 # measured and the newest branch, whose kselftest.h the programs build on.
 # A branch whose kernels do not build gets no figures, the others go on,
@@ -89,6 +89,9 @@ for b in "$newest" "$@"; do get_tree "$b"; done
 progress "bench: building the benchmarks -> $BIN"
 make -s -C "$KIT_DIR/tests/bench" O="$BIN" >&2 || die "building tests/bench failed"
 progress "bench: binaries: $(cd "$BIN" && ls | paste -sd' ')"
+# the workloads' identity: a resumed run keeps only rounds measured with them
+programs_sha=$(mkdir -p "$BIN" && cd "$BIN" && find . -maxdepth 1 -type f -perm -u+x -print0 | LC_ALL=C sort -z |
+	xargs -0 -r cat | sha256sum | cut -c1-12) || die "cannot hash the bench programs in $BIN"
 
 # metrics.tsv keeps the other branches' figures, so the report shows every
 # branch after 'make bench BRANCH=b'
@@ -96,11 +99,12 @@ progress "bench: binaries: $(cd "$BIN" && ls | paste -sd' ')"
 
 # keep_rounds BRANCH SHA_UNPATCHED SHA_PATCHED: drop BRANCH's rows from $TSV
 # but those of the rounds scripts/bench-rounds.awk keeps (with --resume: the
-# finished rounds of these kernels); print the rounds kept, one a line
+# finished rounds of these kernels and these programs); print the rounds
+# kept, one a line
 keep_rounds() {
 	: > "$TSV.kept"
 	awk -F'\t' -f "$KIT_DIR/scripts/bench-rounds.awk" -v b="$1" -v su="$2" -v sp="$3" \
-		-v resume="$RESUME" -v kf="$TSV.kept" "$TSV" "$TSV" > "$TSV.tmp" ||
+		-v sw="$programs_sha" -v resume="$RESUME" -v kf="$TSV.kept" "$TSV" "$TSV" > "$TSV.tmp" ||
 		die "rewriting $TSV failed"
 	mv "$TSV.tmp" "$TSV"
 	sort -n "$TSV.kept"
@@ -168,6 +172,7 @@ boot_one() {
 	{
 		metrics_of "$log" "$branch" "$variant" "$round"
 		printf '%s\t%s\t%s\tkernel.bzimage\t%s\tsha256\n' "$branch" "$variant" "$round" "$sha"
+		printf '%s\t%s\t%s\tbench.programs\t%s\tsha256\n' "$branch" "$variant" "$round" "$programs_sha"
 		printf '%s\t%s\t%s\twall.boot_total_s\t%s\ts\n' "$branch" "$variant" "$round" "$(( $(date +%s) - t0 ))"
 	} >> "$TSV"
 	# one line of figures per boot, so progress shows numbers

@@ -148,6 +148,7 @@ resume_tsv() {
 			[ "$r/$v" != 3/patched ] || ok=0
 			printf '6.12\t%s\t%s\tscan.fast.collapse_s\t%s\ts\n' "$v" "$r" "$r.5"
 			printf '6.12\t%s\t%s\tkernel.bzimage\t%s\tsha256\n' "$v" "$r" "$sha"
+			printf '6.12\t%s\t%s\tbench.programs\twww\tsha256\n' "$v" "$r"
 			printf '6.12\t%s\t%s\tboot.completed\t%s\tbool\n' "$v" "$r" "$ok"
 		done
 	done
@@ -156,10 +157,10 @@ resume_tsv() {
 	printf '6.1\tpatched\t1\tboot.completed\t1\tbool\n'
 }
 
-# keep RESUME SHA_U SHA_P -> $T/new.tsv and $T/kept from $T/m.tsv
+# keep RESUME SHA_U SHA_P [SHA_PROGRAMS] -> $T/new.tsv and $T/kept from $T/m.tsv
 keep() {
 	: > "$T/kept"
-	awk -F'\t' -f "$KIT_DIR/scripts/bench-rounds.awk" -v b=6.12 -v su="$2" -v sp="$3" \
+	awk -F'\t' -f "$KIT_DIR/scripts/bench-rounds.awk" -v b=6.12 -v su="$2" -v sp="$3" -v sw="${4:-www}" \
 		-v resume="$1" -v kf="$T/kept" "$T/m.tsv" "$T/m.tsv" > "$T/new.tsv" ||
 		fail "bench-rounds.awk failed"
 }
@@ -192,6 +193,8 @@ test_new_kernels_or_no_resume_drop_the_branch() {
 	! grep -q 'run\.' "$T/new.tsv" || fail "run rows of a run that was not resumed are left"
 	keep 0 aaa bbb
 	[ -z "$(rounds_in "$T/new.tsv")" ] && [ ! -s "$T/kept" ] || fail "without --resume rounds were kept"
+	keep 1 aaa bbb zzz	# the same kernels, other bench programs
+	[ -z "$(rounds_in "$T/new.tsv")" ] || fail "rebuilt workloads: rounds $(rounds_in "$T/new.tsv") left"
 	grep -q '^6\.1	' "$T/new.tsv" || fail "another branch's rows were dropped"
 }
 
