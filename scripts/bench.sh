@@ -66,15 +66,14 @@ if [ ! -f "$TSV" ] && [ -f "$RESULTS" ]; then
 	progress "bench: starting from the committed figures (tests/bench/results.tsv)"
 fi
 
+# report: out/bench.{md,json,svg} from $TSV; the status of bench-report.py
 report() {
-	/usr/bin/python3 "$KIT_DIR/scripts/bench-report.py" "$TSV" "$OUT_DIR" "$ROUNDS" >&2 ||
-		warn "bench-report.py failed"
+	/usr/bin/python3 "$KIT_DIR/scripts/bench-report.py" "$TSV" "$OUT_DIR" "$ROUNDS" >&2
 }
 
 if [ $REPORT_ONLY = 1 ]; then
 	[ -f "$TSV" ] || die "no figures to report: no $TSV and no tests/bench/results.tsv; run make bench first"
-	/usr/bin/python3 "$KIT_DIR/scripts/bench-report.py" "$TSV" "$OUT_DIR" "$ROUNDS" >&2 ||
-		die "bench-report.py failed on $TSV"
+	report || die "bench-report.py failed on $TSV"
 	cat "$OUT_DIR/bench.md"
 	exit 0
 fi
@@ -192,7 +191,7 @@ for branch in "$@"; do
 		unbuilt="$unbuilt $branch"
 		keep_rounds "$branch" - - > /dev/null
 		printf '%s\t%s\t1\tboot.completed\t0\tbool\n' "$branch" unpatched "$branch" patched >> "$TSV"
-		report
+		report || warn "bench-report.py failed"
 		continue
 	fi
 	kept=$(keep_rounds "$branch" "$sha_u" "$sha_p" | paste -sd' ')
@@ -208,7 +207,7 @@ for branch in "$@"; do
 	done
 	progress "bench: $branch done in $(( $(date +%s) - bstart ))s"
 	printf '%s\t-\t-\trun.seconds\t%s\ts\n' "$branch" "$(( $(date +%s) - bstart ))" >> "$TSV"
-	report
+	report || warn "bench-report.py failed"
 done
 progress "bench: all done in $(( $(date +%s) - start_all ))s: $OUT_DIR/bench.md, $OUT_DIR/bench.json, $OUT_DIR/bench.svg"
 cat "$OUT_DIR/bench.md" 2>/dev/null || true
