@@ -417,7 +417,8 @@ def write_md(rep, path):
           "interleaved with one-page VMAs of alternating protection, 2 writer threads "
           "(mmap/mprotect/munmap, each op timed), one reader of /proc/self/maps and smaps_rollup; "
           "khugepaged `fast` (scan_sleep 10 ms; 16 regions among 30000 VMAs, cap 120 s) and "
-          "`default` (10 s; 6 regions among 12000 VMAs, cap 300 s = 30 wakeups), pages_to_scan "
+          "`default` (10 s; 6 regions among 12000 VMAs, cap 300 s = 30 wakeups; its writers "
+          "run in bursts of 20 ms with 20-60 ms pauses, so a trylock can succeed), pages_to_scan "
           "4096, each in a fresh mm. `full_scans`: khugepaged passes that ended before "
           "the mm collapsed; on an unpatched kernel each one restarts the mm at its bottom.",
           "- mmap writer latency (maps_consistency): 2 writer threads against maps/smaps_rollup "
