@@ -7,8 +7,8 @@
 #            dir from the machine's own mirror
 #   tarball  a release tarball pinned by sha256: taken from MMBK_TARBALLS
 #            (default: the cache's tarballs/) or downloaded from TARBALL_URL
-#            (default: the table's @tarball-url); TARBALL_SHA256 pins
-#            another digest (e.g. kernel.org's own tarball of the version)
+#            (or the table's optional @tarball-url; none by default); TARBALL_SHA256 pins
+#            another digest (e.g. the upstream release tarball of the version)
 # The extracted tree is made read-only and sealed with a manifest (lib.sh);
 # --refresh extracts it again (a changed cached tree).  Resumable: a
 # finished step is never redone; nothing half-extracted stays in the cache.
@@ -80,9 +80,12 @@ tarball_dir() {
 	printf '%s\n' "${MMBK_TARBALLS:-$CACHE_DIR/tarballs}"
 }
 
-# tarball_url BRANCH FILE -> where to download FILE from
+# tarball_url BRANCH FILE -> where to download FILE from: TARBALL_URL, else
+# the table's @tarball-url; with neither, FILE must be in $(tarball_dir)
 tarball_url() {
 	local tmpl=${TARBALL_URL:-$(table_setting "$BRANCHES_TABLE" tarball-url)}
+	[ -n "$tmpl" ] ||
+		die "$2 ($1) is not in MMBK_TARBALLS=$(tarball_dir); put it there (e.g. MMBK_TARBALLS=<dir with $2>) or set TARBALL_URL=<url template with {file}>"
 	tmpl=${tmpl//\{file\}/$2}
 	printf '%s\n' "${tmpl//\{major\}/${1%%.*}}"
 }
@@ -107,7 +110,7 @@ check_tarball() {
 		if ! xz -t "$f" 2>/dev/null; then
 			die "$where is truncated or not an xz tarball (sha256 $got, pinned $want); delete it and rerun make tree"
 		fi
-		die "$where has sha256 $got, not the pinned $want (backports/branches.table); use the pinned tarball, or pin this one with TARBALL_SHA256= if you trust it (e.g. kernel.org's, from its signed sha256sums.asc)"
+		die "$where has sha256 $got, not the pinned $want (backports/branches.table); use the pinned tarball, or pin this one with TARBALL_SHA256= if you trust it (e.g. an upstream release tarball checked against its signed checksums)"
 	fi
 }
 
@@ -123,7 +126,7 @@ fetch_tarball() {
 		printf '%s\n' "$dir/$file"
 		return 0
 	fi
-	url=$(tarball_url "$branch" "$file")
+	url=$(tarball_url "$branch" "$file") || exit 1
 	dir=$CACHE_DIR/tarballs
 	mkdir -p "$dir"
 	part=$dir/$file.part

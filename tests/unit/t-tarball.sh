@@ -19,12 +19,15 @@ synth_tarball() {
 	sha256sum < "$d/linux-9.9.1.tar.xz" | cut -d' ' -f1
 }
 
-# synth_kit DIR SHA256: a kit whose only branch 9.9 comes from that tarball
+# synth_kit DIR SHA256 [URL]: a kit whose only branch 9.9 comes from that
+# tarball; with URL, its table names a download template
 synth_kit() {
 	mkdir -p "$1/backports"
 	: > "$1/series"
-	printf '@tarball-url file:///nonexistent/{file}\n9.9 tarball linux-9.9.1.tar.xz sha256:%s - no default\n' \
-		"$2" > "$1/backports/branches.table"
+	{
+		[ -z "${3:-}" ] || printf '@tarball-url %s\n' "$3"
+		printf '9.9 tarball linux-9.9.1.tar.xz sha256:%s - no default\n' "$2"
+	} > "$1/backports/branches.table"
 	: > "$1/backports/topics.table"
 	: > "$1/backports/detect.table"
 }
@@ -104,8 +107,15 @@ test_truncated_tarball() {
 test_missing_tarball() {
 	local sha c=$T/cache-missing
 	sha=$(synth_tarball "$T/elsewhere")
-	synth_kit "$T/kit" "$sha"
+	synth_kit "$T/kit" "$sha" 'file:///nonexistent/{file}'
 	tree "$c" env MMBK_TARBALLS="$T/empty"
 	expect_last_error "cannot download file:///nonexistent/linux-9\.9\.1\.tar\.xz; put linux-9\.9\.1\.tar\.xz into MMBK_TARBALLS="
 	no_leftovers "$c"
+	# no download location anywhere (the kit names no host): say where to put it
+	synth_kit "$T/kit" "$sha"
+	c=$T/cache-nowhere
+	tree "$c" env MMBK_TARBALLS="$T/empty"
+	expect_last_error "linux-9\.9\.1\.tar\.xz \(9\.9\) is not in MMBK_TARBALLS=$T/empty; put it there .* or set TARBALL_URL="
+	no_leftovers "$c"
+	[ ! -e "$c/tarballs" ] || fail "a download directory was created without a download"
 }
