@@ -80,18 +80,17 @@ PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e
 COLORS = {b: PALETTE[i % len(PALETTE)] for i, b in enumerate(BRANCH_ORDER)}
 
 # the targets of the benchmarks issue: figure -> (text, test on the ratio CI,
-# the kit patches whose effect it judges)
-MMAP_LOCK_SERIES = ("0004", "0005", "0006", "0007", "0008")
+# the topic of backports/topics.table whose effect it judges)
 TARGETS = [
     ("scan.fast.collapse_s", "collapse under contention, fast: ratio <= 0.33",
-     lambda f: f["ci_hi"] <= 0.33, MMAP_LOCK_SERIES),
+     lambda f: f["ci_hi"] <= 0.33, "khugepaged-mmap-lock"),
     ("scan.default.collapse_s", "collapse under contention, default: ratio <= 0.33",
-     lambda f: f["ci_hi"] <= 0.33, MMAP_LOCK_SERIES),
+     lambda f: f["ci_hi"] <= 0.33, "khugepaged-mmap-lock"),
     ("scan.fast.writer_p99_us", "writer p99 no worse", lambda f: f["verdict"] != "worse",
-     MMAP_LOCK_SERIES),
-    ("ksm.unmerge_MiBps", "KSM unmerge ratio >= 0.95", lambda f: f["ci_lo"] >= 0.95, ("0001",)),
+     "khugepaged-mmap-lock"),
+    ("ksm.unmerge_MiBps", "KSM unmerge ratio >= 0.95", lambda f: f["ci_lo"] >= 0.95, "ksm-break-ksm"),
     ("hackbench.geomean", "hackbench: no significant regression", lambda f: f["verdict"] != "worse",
-     ("0002", "0003")),
+     "khugepaged-ro-collapse"),
 ]
 BOOTSTRAP = 4000
 CONFIDENCE = 0.95
@@ -320,16 +319,16 @@ def main():
 
 
 def targets(figs, carries):
-    """[(target text, met / missed / not measured / not carried, ratio cell)];
-    carries: the branch's patch numbers (None: unknown, judge every target)"""
+    """[(target text, met / missed / not measured / not applicable, ratio cell)];
+    carries: the branch's patch file names (None: unknown, judge every target)"""
     out = []
-    for m, text, test, patches in TARGETS:
+    topics = kitdata.topics()
+    for m, text, test, topic in TARGETS:
         f = figs.get(m)
-        if carries is not None and not set(patches) & carries:
-            # both kernels have the upstream change: the ratio is noise, not the patch
-            out.append((text, "not applicable: %s upstream in this branch" % "-".join(
-                (patches[0], patches[-1]) if len(patches) > 1 else patches),
-                ratio_cell(f) if f and f["ratio_median"] is not None else ""))
+        if carries is not None and not set(topics.get(topic, [])) & carries:
+            # both kernels have the upstream change: the ratio is noise, not the topic
+            out.append((text, "not applicable: %s upstream in this branch" % topic,
+                        ratio_cell(f) if f and f["ratio_median"] is not None else ""))
             continue
         if f and f["ratio_median"] is None and f.get("censored_both"):
             out.append((text, "undecided: both kernels at the cap", ratio_cell(f)))
@@ -349,14 +348,12 @@ def order_key(m):
 
 
 def carried_set(b):
-    """patch numbers of the branch series (backports/<b>/series) -> {"0002", ...};
-    None when the kit has no series for b"""
-    kit = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    """patch file names of the branch series (backports/<b>/series); None when
+    the kit has no series for b"""
     try:
-        lines = open(os.path.join(kit, "backports", b, "series")).read().splitlines()
+        return set(kitdata.series(os.path.join(kitdata.DATA_DIR, "backports", b, "series")))
     except OSError:
         return None
-    return {re.match(r"(\d{4})", l).group(1) for l in lines if re.match(r"\d{4}-", l)}
 
 
 def carried(b):
@@ -364,7 +361,7 @@ def carried(b):
     nums = carried_set(b)
     if nums is None:
         return "?"
-    return " ".join(sorted(nums)) or "none"
+    return " ".join(sorted(p[:4] for p in nums)) or "none"
 
 
 SEED_OF = "0001: 58f595c66591 (KSM break_ksm); 0002-0003: 62b98015d988, 473b73222f3d (RO collapse); 0004-0008: the khugepaged mmap_lock series"

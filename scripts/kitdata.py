@@ -42,9 +42,9 @@ def branch_key(name):
     return tuple(int(x) for x in name.split("."))
 
 
-def series():
-    """Patch file names of ./series, in order."""
-    with open(os.path.join(DATA_DIR, "series"), encoding="utf-8") as f:
+def series(path=None):
+    """Patch file names of a quilt series file (default ./series), in order."""
+    with open(path or os.path.join(DATA_DIR, "series"), encoding="utf-8") as f:
         return [l.split()[0] for l in (re.sub(r"#.*", "", x).strip() for x in f) if l]
 
 

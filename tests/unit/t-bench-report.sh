@@ -67,7 +67,7 @@ test_noise_is_no_significant_difference() {
 }
 
 test_slower_throughput_is_worse_and_misses_its_target() {
-	# 6.1 carries 0001 (58f595c66591), so the KSM target judges it
+	# 6.1 carries ksm-break-ksm (58f595c66591), so the KSM target judges it
 	{ header; canned ksm.unmerge_MiBps MiB/s 10 "100+5%3" "67+5%4" 6.1; } > "$T/m.tsv"
 	report "$T/m.tsv"
 	[ "$(field ksm.unmerge_MiBps verdict 6.1)" = worse ] || fail "verdict $(field ksm.unmerge_MiBps verdict 6.1)"
@@ -75,13 +75,13 @@ test_slower_throughput_is_worse_and_misses_its_target() {
 }
 
 test_target_of_a_patch_upstream_in_the_branch_is_not_judged() {
-	# 6.12 has 0001 upstream: both kernels run the same break_ksm(), the
+	# 6.12 has ksm-break-ksm upstream: both kernels run the same break_ksm(), the
 	# ratio is noise and the target says so instead of met / missed
 	{ header; canned ksm.unmerge_MiBps MiB/s 10 "100+5%3" "67+5%4"; } > "$T/m.tsv"
 	report "$T/m.tsv"
 	[ "$(field ksm.unmerge_MiBps verdict)" = worse ] || fail "verdict $(field ksm.unmerge_MiBps verdict)"
-	grep -q 'KSM unmerge ratio >= 0.95: \*\*not applicable: 0001 upstream in this branch\*\* (' "$T/rep/bench.md" ||
-		fail "KSM target judged on a branch without 0001: $(grep Targets "$T/rep/bench.md")"
+	grep -q 'KSM unmerge ratio >= 0.95: \*\*not applicable: ksm-break-ksm upstream in this branch\*\* (' "$T/rep/bench.md" ||
+		fail "KSM target judged on a branch without ksm-break-ksm: $(grep Targets "$T/rep/bench.md")"
 }
 
 test_censored_unpatched_gives_an_upper_bound() {
