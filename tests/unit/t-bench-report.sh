@@ -247,3 +247,32 @@ sys.exit(f["rounds"] != 10)' "$k/out/bench.json" || fail "bench.json has not 6.1
 	run_kit env -u MMBK_OUT "$k/scripts/bench.sh" --report
 	expect_one_line_error 'no figures to report: .*run make bench first'
 }
+
+# paired_rounds_problem TSV -> prints the first problem of figures meant to be
+# committed (a round without both boots completed, a measurement given twice),
+# nothing when they are fine
+paired_rounds_problem() {
+	awk -F'\t' 'NR == 1 || $3 == "-" { next }
+	{ key = $1 "\t" $2 "\t" $3 "\t" $4
+	  if (seen[key]++) { print "twice: " key; bad = 1; exit }
+	  rounds[$1 "\t" $3] = 1
+	  if ($4 == "boot.completed" && $5 == 1) done[$1 "\t" $3 "\t" $2] = 1 }
+	END { if (bad) exit
+	  for (r in rounds)
+		if (!done[r "\tunpatched"] || !done[r "\tpatched"]) { print "round without both boots: " r; exit } }' "$1"
+}
+
+# the committed figures (tests/bench/results.tsv, which the closing notes
+# cite) hold only paired rounds whose two boots completed, each measurement
+# once; the check itself reports a copy with one boot's row removed
+test_committed_figures_are_paired_rounds() {
+	local res=$KIT_DIR/tests/bench/results.tsv p
+	p=$(paired_rounds_problem "$res")
+	[ -z "$p" ] || fail "tests/bench/results.tsv: $p"
+	awk -F'\t' '!($4 == "boot.completed" && $2 == "patched" && !cut++)' "$res" > "$T/cut.tsv"
+	p=$(paired_rounds_problem "$T/cut.tsv")
+	[ -n "$p" ] || fail "a round with one boot missing passed the check"
+	awk -F'\t' 'NR == 1 { print; next } $3 != "-" { print; print; exit }' "$res" > "$T/twice.tsv"
+	p=$(paired_rounds_problem "$T/twice.tsv")
+	case $p in twice:*) ;; *) fail "a measurement given twice passed the check: '$p'" ;; esac
+}
