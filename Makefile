@@ -18,7 +18,7 @@
 #   make lint                   patch header rules (scripts/header-rules.table) + checkpatch + shellcheck
 #   make test-fast              tests that need no kernel tree (< 1 min)
 #   make test    [FULL=1]       test-fast, unit tests, matrix with boots (FULL=1: also the full-tier unit tests, every baseline, the PREEMPT_RT boots)
-#   make bench   [BRANCH=b] [RESUME=1] [REPORT=1]  before/after benchmarks (all branches without BRANCH=): out/bench.{md,json,svg}; REPORT=1: only the report of the figures measured (tests/bench/results.tsv)
+#   make bench   [BRANCH=b] [RESUME=1] [REPORT=1] [SAVE=1]  before/after benchmarks (all branches without BRANCH=): out/bench.{md,json,svg}; REPORT=1: only the report of the figures measured (tests/bench/results.tsv); SAVE=1: put the finished rounds measured into tests/bench/results.tsv
 #   make bench-kit [BRANCH=b]   wall time of apply, check, matrix (cold/warm): out/bench-kit.{md,json}
 
 SHELL    := /bin/bash
@@ -85,7 +85,7 @@ test:
 	@tests/run.sh $(if $(filter 1,$(FULL)),--full) $(if $(filter 0,$(BOOT)),--no-boot)
 
 bench:
-	@$(S)/bench.sh $(if $(filter 1,$(RESUME)),--resume,$(if $(filter 1,$(REPORT)),--report)) $(if $(call given,BRANCH),"$(BRANCH)")
+	@$(S)/bench.sh $(if $(filter 1,$(RESUME)),--resume,$(if $(filter 1,$(REPORT)),--report,$(if $(filter 1,$(SAVE)),--save))) $(if $(call given,BRANCH),"$(BRANCH)")
 
 bench-kit:
 	@$(S)/bench-kit.sh $(if $(call given,BRANCH),"$(BRANCH)")

@@ -13,6 +13,8 @@
 # earlier runs' dates and times), all only when resume is 1; the kept round
 # numbers go to the file kf.  A round with another kernel, a failed boot or
 # one of its two boots missing is dropped and measured again.
+# su, sp or sw "*" matches any: bench.sh --save keeps every finished round
+# of the run (a run holds the rounds of one pair of kernels, see above).
 
 FNR == NR {
 	if ($1 != b || $3 !~ /^[0-9]+$/)
@@ -31,8 +33,8 @@ FNR == 1 {
 	if (resume == 1)
 		for (r in rounds)
 			if (done[r, "unpatched"] && done[r, "patched"] &&
-			    sha[r, "unpatched"] == su && sha[r, "patched"] == sp &&
-			    prog[r, "unpatched"] == sw && prog[r, "patched"] == sw) {
+			    same(sha[r, "unpatched"], su) && same(sha[r, "patched"], sp) &&
+			    same(prog[r, "unpatched"], sw) && same(prog[r, "patched"], sw)) {
 				keep[r] = 1
 				nkeep++
 			}
@@ -44,4 +46,9 @@ FNR == 1 {
 
 $1 != b || ($3 in keep) || ($4 ~ /^run\./ && nkeep > 0) {
 	print
+}
+
+function same(have, want)
+{
+	return want == "*" || have == want
 }

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# bench.sh [--resume | --report] [BRANCH...] - before/after benchmarks: for each branch (default:
+# bench.sh [--resume | --report | --save] [BRANCH...] - before/after benchmarks: for each branch (default:
 # all), boot the unpatched and the patched benchmark kernel (scripts/boot.sh
 # --profile bench: production-like configs/bench.config, no lockdep or
 # DEBUG_VM, full preemption on every branch; built and cached in build-bench/
@@ -36,6 +36,10 @@
 # without out/bench/metrics.tsv starts from it, so --resume continues the
 # rounds measured elsewhere and the report shows every branch measured.
 # --report writes the report of those figures without booting anything.
+# --save (make bench SAVE=1) puts the finished rounds of the branches named
+# (default: all measured) from out/bench/metrics.tsv into
+# tests/bench/results.tsv, in place of the branch's committed rows: rounds
+# whose two boots completed, and the runs' dates and times.
 # Environment: BENCH_ROUNDS (default 10), BENCH_SCAN_MODES (khugepaged
 # settings of scan_contention_bench, default "fast,default"), BOOT_TIMEOUT
 # (default 1500), TEST_TIMEOUT (per workload, default 600).
@@ -47,10 +51,11 @@ ROUNDS=${BENCH_ROUNDS:-10}
 case $ROUNDS in ''|*[!0-9]*|0) die "BENCH_ROUNDS=$ROUNDS: use a count >= 1 (10 for the report)" ;; esac
 SCAN_MODES=${BENCH_SCAN_MODES:-fast,default}
 case $SCAN_MODES in *[!a-z,]*|'') die "BENCH_SCAN_MODES=$SCAN_MODES: use a comma-separated list of fast, default" ;; esac
-RESUME=0 REPORT_ONLY=0
+RESUME=0 REPORT_ONLY=0 SAVE=0
 case ${1:-} in
 --resume) RESUME=1; shift ;;
 --report) REPORT_ONLY=1; shift ;;
+--save) SAVE=1; shift ;;
 esac
 [ "$#" -gt 0 ] || set -- $SUPPORTED_BRANCHES
 for b in "$@"; do require_branch "$b"; done
@@ -59,6 +64,35 @@ BENCH_DIR=$OUT_DIR/bench
 BIN=$BENCH_DIR/bin
 TSV=$BENCH_DIR/metrics.tsv
 RESULTS=$KIT_DIR/tests/bench/results.tsv
+
+# save_branch BRANCH: BRANCH's rows of $RESULTS replaced by its finished
+# rounds in $TSV (scripts/bench-rounds.awk, any kernels); prints the rounds
+save_branch() {
+	local kept=$BENCH_DIR/save.kept rows=$BENCH_DIR/save.rows
+	: > "$kept"
+	awk -F'\t' -f "$KIT_DIR/scripts/bench-rounds.awk" -v b="$1" -v su='*' -v sp='*' -v sw='*' \
+		-v resume=1 -v kf="$kept" "$TSV" "$TSV" > "$rows" || die "reading $TSV failed"
+	{
+		awk -F'\t' -v b="$1" '$1 != b' "$RESULTS" &&
+		awk -F'\t' -v b="$1" '$1 == b' "$rows"
+	} > "$RESULTS.tmp" || die "writing $RESULTS.tmp failed"
+	mv "$RESULTS.tmp" "$RESULTS"
+	sort -n "$kept" | paste -sd' '
+	rm -f "$kept" "$rows"
+}
+
+if [ $SAVE = 1 ]; then
+	[ -f "$TSV" ] || die "nothing to save: no $TSV; run make bench first"
+	[ -f "$RESULTS" ] || printf 'branch\tvariant\tround\tmetric\tvalue\tunit\n' > "$RESULTS"
+	for b in "$@"; do
+		awk -F'\t' -v b="$b" '$1 == b { found = 1; exit } END { exit !found }' "$TSV" || continue
+		kept=$(save_branch "$b")
+		n=$(wc -w <<< "$kept")
+		[ "$n" -ge "$ROUNDS" ] || warn "$b: $n finished rounds of $ROUNDS (make bench BRANCH=$b RESUME=1 measures the rest)"
+		progress "bench: $b: rounds ${kept:-none} -> tests/bench/results.tsv"
+	done
+	exit 0
+fi
 mkdir -p "$BENCH_DIR"
 start_all=$(date +%s)
 if [ ! -f "$TSV" ] && [ -f "$RESULTS" ]; then

@@ -276,3 +276,33 @@ test_committed_figures_are_paired_rounds() {
 	p=$(paired_rounds_problem "$T/twice.tsv")
 	case $p in twice:*) ;; *) fail "a measurement given twice passed the check: '$p'" ;; esac
 }
+
+# bench.sh --save (make bench SAVE=1) puts a run's finished rounds into
+# tests/bench/results.tsv in place of the branch's committed rows: round 3
+# (its patched boot did not complete) stays out, rounds 1, 2 and 4 and the
+# run rows go in, the other branches' committed rows stay; the result
+# passes the committed-figures check; with no run there is nothing to save
+test_save_puts_finished_rounds_into_committed_figures() {
+	local k res p
+	k=$(kit_copy kit-bench-save)
+	res=$k/tests/bench/results.tsv
+	{ header; printf '5.10\tpatched\t1\tboot.completed\t1\tbool\n5.10\tunpatched\t1\tboot.completed\t1\tbool\n'
+	  printf '6.12\tpatched\t9\tboot.completed\t1\tbool\n6.12\tunpatched\t9\tboot.completed\t1\tbool\n'; } > "$res"
+	mkdir -p "$k/out/bench"
+	resume_tsv > "$k/out/bench/metrics.tsv"
+	run_kit env MMBK_OUT="$k/out" BENCH_ROUNDS=4 "$k/scripts/bench.sh" --save 6.12
+	expect_rc 0 "bench.sh --save 6.12"
+	grep -q 'bench: 6.12: rounds 1 2 4 -> tests/bench/results.tsv' <<< "$OUT" || fail "rounds saved not reported" "$OUT"
+	grep -q '6.12: 3 finished rounds of 4' <<< "$OUT" || fail "no warning about the missing round" "$OUT"
+	[ "$(awk -F'\t' '$1 == "6.12" && $3 ~ /^[0-9]+$/ { print $3 }' "$res" | sort -nu | paste -sd' ')" = "1 2 4" ] ||
+		fail "6.12 rounds in results.tsv" "$(cat "$res")"
+	grep -q '^6\.12	-	-	run\.seconds	1000	' "$res" || fail "the run's time was not saved" "$(cat "$res")"
+	grep -q '^5\.10	patched	1	boot\.completed	1' "$res" || fail "another branch's committed rows were lost"
+	! grep -q '^6\.1	' "$res" || fail "a branch not named was saved"
+	[ "$(head -n1 "$res")" = "$(header)" ] || fail "header lost"
+	p=$(paired_rounds_problem "$res")
+	[ -z "$p" ] || fail "saved figures fail the committed-figures check: $p"
+	rm -rf "$k/out"
+	run_kit env MMBK_OUT="$k/out" "$k/scripts/bench.sh" --save
+	expect_one_line_error 'nothing to save: no .*metrics.tsv; run make bench first'
+}
