@@ -13,8 +13,9 @@
 # earlier runs' dates and times), all only when resume is 1; the kept round
 # numbers go to the file kf.  A round with another kernel, a failed boot or
 # one of its two boots missing is dropped and measured again.
-# su, sp or sw "*" matches any: bench.sh --save keeps every finished round
-# of the run (a run holds the rounds of one pair of kernels, see above).
+# su, sp or sw "*" matches any (bench.sh --save); with -v kk=FILE the kept
+# rounds' kernels and programs go to FILE, one "su sp sw" line per round,
+# so that --save can refuse rounds of different kernels.
 
 FNR == NR {
 	if ($1 != b || $3 !~ /^[0-9]+$/)
@@ -37,6 +38,8 @@ FNR == 1 {
 			    same(prog[r, "unpatched"], sw) && same(prog[r, "patched"], sw)) {
 				keep[r] = 1
 				nkeep++
+				if (kk != "")
+					print sha[r, "unpatched"], sha[r, "patched"], prog[r, "unpatched"] > kk
 			}
 	for (r in keep)
 		print r > kf

@@ -66,19 +66,23 @@ TSV=$BENCH_DIR/metrics.tsv
 RESULTS=$KIT_DIR/tests/bench/results.tsv
 
 # save_branch BRANCH: BRANCH's rows of $RESULTS replaced by its finished
-# rounds in $TSV (scripts/bench-rounds.awk, any kernels); prints the rounds
+# rounds in $TSV (scripts/bench-rounds.awk), which must have run one pair of
+# kernels and one build of the programs; prints the rounds
 save_branch() {
-	local kept=$BENCH_DIR/save.kept rows=$BENCH_DIR/save.rows
+	local kept=$BENCH_DIR/save.kept rows=$BENCH_DIR/save.rows kernels=$BENCH_DIR/save.kernels
 	: > "$kept"
+	: > "$kernels"
 	awk -F'\t' -f "$KIT_DIR/scripts/bench-rounds.awk" -v b="$1" -v su='*' -v sp='*' -v sw='*' \
-		-v resume=1 -v kf="$kept" "$TSV" "$TSV" > "$rows" || die "reading $TSV failed"
+		-v resume=1 -v kf="$kept" -v kk="$kernels" "$TSV" "$TSV" > "$rows" || die "reading $TSV failed"
+	[ "$(sort -u "$kernels" | wc -l)" -le 1 ] ||
+		die "$1: the finished rounds in $TSV ran different kernels ($(sort -u "$kernels" | paste -sd, -)); measure anew: make bench BRANCH=$1"
 	{
 		awk -F'\t' -v b="$1" '$1 != b' "$RESULTS" &&
 		awk -F'\t' -v b="$1" '$1 == b' "$rows"
 	} > "$RESULTS.tmp" || die "writing $RESULTS.tmp failed"
 	mv "$RESULTS.tmp" "$RESULTS"
 	sort -n "$kept" | paste -sd' '
-	rm -f "$kept" "$rows"
+	rm -f "$kept" "$rows" "$kernels"
 }
 
 if [ $SAVE = 1 ]; then

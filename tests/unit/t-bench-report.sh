@@ -279,9 +279,12 @@ test_committed_figures_are_paired_rounds() {
 
 # bench.sh --save (make bench SAVE=1) puts a run's finished rounds into
 # tests/bench/results.tsv in place of the branch's committed rows: round 3
-# (its patched boot did not complete) stays out, rounds 1, 2 and 4 and the
-# run rows go in, the other branches' committed rows stay; the result
-# passes the committed-figures check; with no run there is nothing to save
+# (its patched boot did not complete) stays out, rounds 1, 2 and 4 (round
+# 4 here with the same kernels as 1 and 2) and the run rows go in, the
+# other branches' committed rows stay; the result passes the
+# committed-figures check.  Finished rounds of different kernels (round 4
+# as resume_tsv has it) are refused and results.tsv is left alone; with no
+# run there is nothing to save
 test_save_puts_finished_rounds_into_committed_figures() {
 	local k res p
 	k=$(kit_copy kit-bench-save)
@@ -290,6 +293,11 @@ test_save_puts_finished_rounds_into_committed_figures() {
 	  printf '6.12\tpatched\t9\tboot.completed\t1\tbool\n6.12\tunpatched\t9\tboot.completed\t1\tbool\n'; } > "$res"
 	mkdir -p "$k/out/bench"
 	resume_tsv > "$k/out/bench/metrics.tsv"
+	cp "$res" "$T/res.before"
+	run_kit env MMBK_OUT="$k/out" BENCH_ROUNDS=4 "$k/scripts/bench.sh" --save 6.12
+	expect_one_line_error '6\.12: the finished rounds in .* ran different kernels \(aaa bbb www,aaa ccc www\); measure anew'
+	cmp -s "$res" "$T/res.before" || fail "a refused save changed results.tsv"
+	resume_tsv | sed 's/	ccc	/	bbb	/' > "$k/out/bench/metrics.tsv"
 	run_kit env MMBK_OUT="$k/out" BENCH_ROUNDS=4 "$k/scripts/bench.sh" --save 6.12
 	expect_rc 0 "bench.sh --save 6.12"
 	grep -q 'bench: 6.12: rounds 1 2 4 -> tests/bench/results.tsv' <<< "$OUT" || fail "rounds saved not reported" "$OUT"
