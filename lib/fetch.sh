@@ -1,21 +1,21 @@
-#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# tree.sh [--refresh] BRANCH - get the source tree of BRANCH into the cache
-# once and print its path as the last line.  Where it comes from is the
-# branch's row of backports/branches.table:
+# shellcheck shell=bash
+# fetch.sh - get a branch's source tree into the cache once (make tree),
+# and the tools the kit builds itself (sparse).  Where a tree comes from is
+# the branch's row of tables/branches.table:
 #   deb      Debian's linux-source-X.Y, fetched with apt in a private state
 #            dir from the machine's own mirror
 #   tarball  a release tarball pinned by sha256: taken from MMBK_TARBALLS
 #            (default: the cache's tarballs/) or downloaded from TARBALL_URL
-#            (or the table's optional @tarball-url; none by default); TARBALL_SHA256 pins
-#            another digest (e.g. the upstream release tarball of the version)
-# The extracted tree is made read-only and sealed with a manifest (lib.sh);
-# --refresh extracts it again (a changed cached tree).  Resumable: a
-# finished step is never redone; nothing half-extracted stays in the cache.
-set -euo pipefail
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/apt-lib.sh"
+#            (or the table's optional @tarball-url; none by default);
+#            TARBALL_SHA256 pins another digest (e.g. the upstream release
+#            tarball of the version).  A tarball may have an overlay that
+#            only adds files (the table's "overlays" column, e.g. the arm64
+#            sources of a trimmed tree), pinned the same way.
+# The extracted tree is made read-only and sealed (trees.sh); a changed
+# cached tree is extracted again.  Resumable: a finished step is never
+# redone; nothing half-extracted stays in the cache.
+kit_use trees apt
 
 # show_download_progress FILE SIZE PID: percentage until PID exits
 show_download_progress() {
@@ -189,23 +189,66 @@ get_tree() {
 	seal_pristine "$branch"
 }
 
-main() {
-	local refresh=0 branch dir
-	if [ "${1:-}" = --refresh ]; then refresh=1; shift; fi
-	branch=${1:-$DEFAULT_BRANCH}
+# fetch_tree BRANCH [refresh]: the pristine tree of BRANCH in the cache
+# (fetched and extracted unless it is there and intact; "refresh" extracts
+# it again); prints its path
+fetch_tree() {
+	local branch=$1 refresh=${2:-} dir
 	require_branch "$branch"
 	need_cache
 	dir=$(pristine_dir "$branch")
 	mkdir -p "$(dirname "$dir")"
 	lock_tree "$(dirname "$dir")"
-	if [ $refresh = 0 ] && [ -f "$dir/Makefile" ] && [ -f "$(dirname "$dir")/source" ]; then
-		progress "tree: $branch already extracted ($(kernel_version "$dir"))"
-		[ -f "$dir.manifest" ] || seal_pristine "$branch"
-	else
-		get_tree "$branch"
-		progress "tree: $branch is Linux $(kernel_version "$dir")"
+	if [ -z "$refresh" ] && [ -f "$dir/Makefile" ] && [ -f "$(dirname "$dir")/source" ]; then
+		if pristine_ok "$branch" content; then
+			progress "tree: $branch already extracted ($(kernel_version "$dir"))"
+			printf '%s\n' "$dir"
+			return 0
+		fi
+		warn "the cached $branch tree was changed in place (a file differs from its seal); extracting it again"
 	fi
+	get_tree "$branch"
+	progress "tree: $branch is Linux $(kernel_version "$dir")"
 	printf '%s\n' "$dir"
 }
 
-main "$@"
+# --- sparse ----------------------------------------------------------------
+# sparse_path -> a sparse that can check every supported branch.  Debian
+# 12's sparse 0.6.4 lacks __typeof_unqual__, which 7.2's
+# scripts/checker-valid.sh requires (make C=2 then silently skips sparse),
+# so the kit builds Debian sid's sparse source package once into its cache.
+sparse_ok() {	# sparse_ok BIN: the probe 7.2's checker-valid.sh uses
+	printf 'void f(int *q) { __typeof_unqual__(*q) v = *q; (void)v; }\n' |
+		"$1" -Wno-decl - 2>&1 | awk '/error/ { bad = 1 } END { exit bad }'
+}
+
+build_sparse() {
+	local tools=$CACHE_DIR/tools src=$CACHE_DIR/tools/src/sparse
+	update_lists
+	rm -rf "$src"
+	mkdir -p "$src"
+	progress "sparse: fetching Debian sid's sparse source package"
+	( cd "$src" && kit_apt apt-get source --download-only sparse >/dev/null ) ||
+		die "could not fetch the sparse source package from sid; check the machine's apt mirror"
+	( cd "$src" && dpkg-source -x --no-check ./*.dsc build >/dev/null ) ||
+		die "could not unpack the sparse source package in $src"
+	progress "sparse: building $(basename "$src"/*.dsc .dsc)"
+	make -C "$src/build" -j"$(nproc)" sparse CC=gcc HAVE_LLVM=no HAVE_GTK=no HAVE_SQLITE=no \
+		> "$src/build.log" 2>&1 || die "sparse build failed; see $src/build.log"
+	mkdir -p "$tools/bin"
+	cp "$src/build/sparse" "$tools/bin/sparse.new"
+	mv "$tools/bin/sparse.new" "$tools/bin/sparse"
+}
+
+sparse_path() {
+	local bin
+	need_cache
+	bin=$CACHE_DIR/tools/bin/sparse
+	if [ -x "$bin" ] && sparse_ok "$bin"; then
+		printf '%s\n' "$bin"
+		return
+	fi
+	build_sparse
+	sparse_ok "$bin" || die "$bin still lacks __typeof_unqual__; report the sparse version in $CACHE_DIR/tools/src"
+	printf '%s\n' "$bin"
+}

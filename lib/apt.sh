@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-# apt-lib.sh - apt on a private state dir in the kit's cache (sourced).
-# The mirror is the machine's own: it is read from /etc/apt, never written here.
+# shellcheck shell=bash
+# apt.sh - apt on a private state dir in the kit's cache: the Debian trees
+# (fetch.sh) and source packages the kit builds itself.  The mirror is the
+# machine's own: it is read from /etc/apt, never written here.
 
 APT_DIR=$CACHE_DIR/apt
 

@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2034  # constants for the modules and commands
+# kit.sh - the base of the kit's shell library: every command in bin/ sources
+# this file once, then the modules it needs with kit_use.  Nothing here runs
+# a command; it defines paths, messages, exit codes and the module loader.
+#
+# Layers (docs/CONVENTIONS.md):
+#   bin/<command>   one per make target: parses its arguments, resolves the
+#                   tree, branch and build target once, calls a module
+#   lib/<module>.sh functions only; a module's entry point that may exit
+#                   (die) is called in a subshell by other modules
+#   mmbk/           Python package: tables, KTAP, results and reports
+#   tables/         every data table
+set -o pipefail
+
+KIT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LIB_DIR=$KIT_DIR/lib
+# the kit's data (series, patches, backports, tables); the unit tests point
+# it at a synthetic kit with MMBK_DATA.  Code is always KIT_DIR's.
+DATA_DIR=${MMBK_DATA:-$KIT_DIR}
+TABLES_DIR=$DATA_DIR/tables
+OUT_DIR=$KIT_DIR/out
+
+# Exit codes of every command (README "Exit codes"); make keeps them
+# (the Makefile passes a command's status on, see its header).
+EXIT_OK=0		# done
+EXIT_ERROR=1		# failed: a check failed or a step broke (the tree is unchanged)
+EXIT_NOTHING=2		# nothing to do: already applied / not applied / all upstream
+EXIT_PARTIAL=3		# partial: some topics landed, the others left no trace
+EXIT_REFUSED=4		# refused: the kit will not do it as asked (local edits, STRICT)
+EXIT_USAGE=64		# bad input: unknown option, branch, topic, ARCH, ...
+
+prog=${0##*/}
+
+die() {		# die MESSAGE: one error line, exit 1
+	printf '%s: error: %s\n' "$prog" "$*" >&2
+	exit "$EXIT_ERROR"
+}
+
+usage_error() {	# usage_error MESSAGE: one error line for bad input, exit 64
+	printf '%s: error: %s\n' "$prog" "$*" >&2
+	exit "$EXIT_USAGE"
+}
+
+warn() {
+	printf '%s: warning: %s\n' "$prog" "$*" >&2
+}
+
+info() {
+	printf '%s: %s\n' "$prog" "$*" >&2
+}
+
+# progress LABEL: a time-stamped line; keeps long steps visible in CI logs
+progress() {
+	printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2
+}
+
+# --- the cache -------------------------------------------------------------
+# The cache is only needed by commands that fetch, build or copy trees, so a
+# missing HOME is an error only there (need_cache).  mmbk/tables.py
+# cache_dir() is the Python side of the same rule.
+if [ -n "${MMBK_CACHE:-}" ]; then
+	CACHE_DIR=$MMBK_CACHE
+elif [ -n "${XDG_CACHE_HOME:-}" ]; then
+	CACHE_DIR=$XDG_CACHE_HOME/mm-backport-kit
+elif [ -n "${HOME:-}" ]; then
+	CACHE_DIR=$HOME/.cache/mm-backport-kit
+else
+	CACHE_DIR=
+fi
+
+need_cache() {
+	[ -n "$CACHE_DIR" ] ||
+		die "no cache directory: HOME is not set; set MMBK_CACHE= (or HOME or XDG_CACHE_HOME) to a writable directory"
+}
+
+# path_key PATH -> short stable name for a path (build dirs, DKMS trees)
+path_key() {
+	printf '%s' "$1" | sha256sum | cut -c1-12
+}
+
+# --- modules ---------------------------------------------------------------
+# kit_use MODULE...: source lib/MODULE.sh once (and, first, the modules it
+# names in its own kit_use line)
+declare -A KIT_LOADED=()
+kit_use() {
+	local m
+	for m in "$@"; do
+		[ -z "${KIT_LOADED[$m]:-}" ] || continue
+		KIT_LOADED[$m]=1
+		[ -f "$LIB_DIR/$m.sh" ] || die "kit_use: no module lib/$m.sh"
+		# shellcheck disable=SC1090
+		. "$LIB_DIR/$m.sh"
+	done
+}
+
+# kit_py TOOL ARGS...: a tool of the Python package (python3 -m mmbk TOOL);
+# -B: no __pycache__ in the kit or a kernel tree
+kit_py() {
+	PYTHONPATH=$KIT_DIR /usr/bin/python3 -B -m mmbk "$@"
+}

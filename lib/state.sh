@@ -1,0 +1,323 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# state.sh - the kit's state in a patched tree, TREE/.mm-backport-kit/: the
+# only code that reads or writes it (apply.sh changes trees through these
+# functions; check, export and worktree read it through the accessors).
+#
+#   orig/      the original of every file the series changed (symlinks and
+#              modes kept), taken before the file first changes; .absent
+#              lists files the series created
+#   pc/ series patches/   quilt's state, the applied series and its patches
+#   manifest   what each changed file looked like right after the apply:
+#              unapply refuses to run over later edits (FORCE=1 discards them)
+#   topics report profile   per topic / per patch results (the apply's
+#              result records, tables "topic status detail" and "patch
+#              status"), the profile (default or kabi)
+#   txn        present while an apply or unapply runs; the next command
+#              finishes an interrupted unapply and rolls back an interrupted
+#              apply, both by renaming orig/ back (no free space needed)
+#   journal/   during one topic: its files, quilt state and series as they
+#              were before it, to roll that topic alone back
+# The state goes away by one rename (to .mm-backport-kit.gone-<pid>, then
+# removed): a kill at any point leaves either the whole state or a
+# tombstone the next command removes.  Every step is a rename or a file
+# published by rename, so a SIGKILL anywhere is recovered by the next
+# command (tests/unit/t-killpoints.sh kills at every state_point).
+kit_use tables
+
+STATE_NAME=.mm-backport-kit
+
+# state_init TREE: STATE is TREE's state directory
+state_init() {
+	STATE=$1/$STATE_NAME
+	STATE_TREE=$1
+}
+
+# state_point NAME: a step boundary of apply or unapply.  MMBK_FAULT is a
+# test hook (tests/unit/t-killpoints.sh): "list" prints every point reached,
+# NAME or NAME#N SIGKILLs the command at the (Nth) point NAME.
+declare -A STATE_POINTS=()
+state_point() {
+	local n
+	[ -n "${MMBK_FAULT:-}" ] || return 0
+	n=$(( ${STATE_POINTS[$1]:-0} + 1 ))
+	STATE_POINTS[$1]=$n
+	case $MMBK_FAULT in
+	list) printf 'state-point %s#%d\n' "$1" "$n" >&2 ;;
+	"$1"|"$1#$n") kill -KILL $$ ;;
+	esac
+}
+
+# --- accessors -------------------------------------------------------------
+# applied_patches TREE -> the patches of a completed apply, in order
+applied_patches() {
+	local s=$1/$STATE_NAME
+	[ -f "$s/manifest" ] && [ ! -f "$s/txn" ] || return 0
+	series_patches "$s/series"
+}
+
+# applied_patch TREE NAME -> the applied copy of patch NAME
+applied_patch() {
+	printf '%s/%s/patches/%s\n' "$1" "$STATE_NAME" "$2"
+}
+
+# applied_files TREE -> the files the applied series changed
+applied_files() {
+	cut -f1 "$1/$STATE_NAME/manifest" 2>/dev/null || true
+}
+
+# original_of TREE FILE -> the file as it was before the apply, or nothing
+# when the series created it
+original_of() {
+	local o=$1/$STATE_NAME/orig
+	if [ -e "$o/$2" ] || [ -L "$o/$2" ]; then
+		printf '%s\n' "$o/$2"
+	fi
+}
+
+# applied_topic_rows TREE -> "topic<TAB>status<TAB>detail" of the apply
+applied_topic_rows() {
+	cat "$1/$STATE_NAME/topics" 2>/dev/null || true
+}
+
+# applied_profile TREE -> default or kabi
+applied_profile() {
+	cat "$1/$STATE_NAME/profile" 2>/dev/null || echo default
+}
+
+# state_is_applied: a completed apply
+state_is_applied() {
+	[ -f "$STATE/manifest" ] && [ ! -f "$STATE/txn" ]
+}
+
+# state_txn -> "apply" or "unapply" while one is in progress (or was killed)
+state_txn() {
+	[ -f "$STATE/txn" ] || return 0
+	cut -d' ' -f1 "$STATE/txn"
+}
+
+# state_problem -> why the state cannot be used as it is ("" if it can)
+state_problem() {
+	[ -d "$STATE" ] || return 0
+	if [ ! -f "$STATE/txn" ] && [ ! -f "$STATE/manifest" ] && [ -s "$STATE/pc/applied-patches" ]; then
+		printf 'patched by an older mm-backport-kit; take it out with: cd %s && QUILT_PC=%s/pc QUILT_PATCHES=%s/patches QUILT_SERIES=%s/series quilt pop -a && rm -rf %s' \
+			"$STATE_TREE" "$STATE_NAME" "$STATE_NAME" "$STATE_NAME" "$STATE_NAME"
+	fi
+}
+
+# state_owner_problem -> why this user cannot change the state ("" if it can)
+state_owner_problem() {
+	local owner
+	[ -d "$STATE" ] || return 0
+	owner=$(stat -c %U "$STATE")
+	if [ "$(stat -c %u "$STATE")" != "$(id -u)" ] && [ "$(id -u)" != 0 ]; then
+		printf '%s is owned by %s; run the command as %s (or as root)' "$STATE" "$owner" "$owner"
+	elif [ ! -w "$STATE" ] || ! touch "$STATE/.probe" 2>/dev/null; then
+		printf '%s is not writable (read-only or immutable); make it writable (chmod -R u+w, chattr -i) and rerun' "$STATE"
+	fi
+	rm -f "$STATE/.probe" 2>/dev/null || true
+}
+
+# --- files -----------------------------------------------------------------
+# file_sig PATH -> what a tree entry is: "file <sha256>", "link <target>" or "absent"
+file_sig() {
+	if [ -L "$1" ]; then
+		printf 'link %s\n' "$(readlink "$1")"
+	elif [ -f "$1" ]; then
+		printf 'file %s\n' "$(sha256sum < "$1" | cut -d' ' -f1)"
+	else
+		printf 'absent\n'
+	fi
+}
+
+# state_write NAME: stdin becomes STATE/NAME, published by rename
+state_write() {
+	cat > "$STATE/$1.tmp" && mv "$STATE/$1.tmp" "$STATE/$1"
+}
+
+# --- the transaction ------------------------------------------------------
+# state_begin apply|unapply: the txn mark (published by rename); creates
+# the state on an apply
+state_begin() {
+	if [ "$1" = apply ]; then
+		mkdir -p "$STATE/orig" || return 1
+		[ -f "$STATE/orig/.absent" ] || : > "$STATE/orig/.absent" || return 1
+	fi
+	printf '%s %s %s\n' "$1" "$$" "$(date -u +%FT%TZ)" | state_write txn || return 1
+	state_point "begin-$1"
+}
+
+# state_commit: an apply is complete (the txn mark goes last)
+state_commit() {
+	rm -rf "$STATE/journal"
+	state_point commit
+	rm -f "$STATE/txn"
+}
+
+# save_originals FILE...: make sure orig/ holds FILE as it is before its
+# first change (a copy published by rename, so a kill leaves no half file)
+save_originals() {
+	local f o=$STATE/orig
+	for f in "$@"; do
+		[ -e "$o/$f" ] || [ -L "$o/$f" ] || grep -qxF -- "$f" "$o/.absent" && continue
+		if [ -e "$STATE_TREE/$f" ] || [ -L "$STATE_TREE/$f" ]; then
+			mkdir -p "$o/$(dirname "$f")" &&
+				cp -a "$STATE_TREE/$f" "$o/$f.kit-tmp" &&
+				mv "$o/$f.kit-tmp" "$o/$f" || return 1
+		else
+			printf '%s\n' "$f" >> "$o/.absent" || return 1
+		fi
+		state_point save-original
+	done
+}
+
+# stray_files -> leftovers of a killed patch/quilt run: patch's temporary
+# outputs next to a touched file, quilt's temporary directories at the top,
+# our own .kit-tmp/.kit-restore files; only those newer than the txn mark
+stray_files() {
+	local f list=
+	[ -f "$STATE/txn" ] || return 0
+	list=$( { [ -d "$STATE/orig" ] && (cd "$STATE/orig" && find . ! -type d ! -name .absent -printf '%P\n');
+		  cat "$STATE/orig/.absent" 2>/dev/null; } | sed 's/\.kit-tmp$//' | sort -u)
+	for f in $list; do
+		find "$STATE_TREE/$(dirname "$f")" -maxdepth 1 -newer "$STATE/txn" \
+			\( -name "$(basename "$f").o??????" -o -name "$(basename "$f").kit-restore" \
+			   -o -name "$(basename "$f").kit-tmp" \) -print 2>/dev/null
+	done
+	find "$STATE_TREE" -maxdepth 1 -type d -name 'quilt??????' -newer "$STATE/txn" -print 2>/dev/null
+	return 0
+}
+
+# state_drop: the state goes away by one rename, then the tombstone
+state_drop() {
+	local gone=$STATE.gone-$$
+	[ -d "$STATE" ] || return 0
+	mv "$STATE" "$gone" || return 1
+	state_point drop
+	rm -rf "$gone"
+}
+
+# state_tombstones -> state directories a killed command was removing
+state_tombstones() {
+	find "$STATE_TREE" -maxdepth 1 -name "$STATE_NAME.gone-*" -print 2>/dev/null || true
+}
+
+# restore_originals: put every original back by rename, delete what the
+# series created, remove stray temporary files, drop the state.  Used to roll
+# back an apply and to do an unapply; safe to rerun after being killed.
+restore_originals() {
+	local o=$STATE/orig f
+	while IFS= read -r f; do
+		[ -n "$f" ] && rm -rf -- "$f"
+	done < <(stray_files)
+	if [ -d "$o" ]; then
+		while IFS= read -r f; do
+			case $f in *.kit-tmp) rm -f -- "$o/$f"; continue ;; esac
+			mkdir -p "$STATE_TREE/$(dirname "$f")"
+			mv -f -- "$o/$f" "$STATE_TREE/$f" || return 1
+			state_point restore-original
+		done < <(cd "$o" && find . ! -type d ! -name .absent -printf '%P\n')
+		while IFS= read -r f; do
+			[ -z "$f" ] || rm -f -- "$STATE_TREE/$f" || return 1
+		done < "$o/.absent"
+	fi
+	state_drop
+}
+
+# state_recover -> what a killed apply or unapply left behind is finished
+# (unapply) or rolled back (apply); prints "apply" or "unapply" when it
+# did that, nothing when there was nothing to do; 1 when it could not
+state_recover() {
+	local what t
+	for t in $(state_tombstones); do rm -rf "$t" || return 1; done
+	[ -d "$STATE" ] || return 0
+	if [ -f "$STATE/txn" ]; then
+		what=$(state_txn)
+		[ "$what" = unapply ] || what=apply
+		restore_originals || return 1
+		printf '%s\n' "$what"
+	elif [ ! -f "$STATE/manifest" ] && [ -z "$(state_problem)" ]; then
+		rm -rf "$STATE"		# killed before anything was journalled
+	fi
+}
+
+# --- one topic ---------------------------------------------------------------
+# state_snapshot FILE...: the topic's files, quilt state and series before it
+state_snapshot() {
+	local j=$STATE/journal f
+	rm -rf "$j"
+	mkdir -p "$j/pre" && : > "$j/pre.absent" || return 1
+	for f in "$@"; do
+		if [ -e "$STATE_TREE/$f" ]; then
+			mkdir -p "$j/pre/$(dirname "$f")" && cp -a "$STATE_TREE/$f" "$j/pre/$f" || return 1
+		else
+			printf '%s\n' "$f" >> "$j/pre.absent" || return 1
+		fi
+	done
+	if [ -d "$STATE/pc" ]; then cp -a "$STATE/pc" "$j/pc.pre" || return 1; fi
+	if [ -f "$STATE/series" ]; then cp "$STATE/series" "$j/series.pre" || return 1; fi
+	touch "$j/complete"
+	state_point snapshot
+}
+
+# state_rollback_topic PATCH...: back to the snapshot (renames and deletions only)
+state_rollback_topic() {
+	local j=$STATE/journal f p
+	[ -f "$j/complete" ] || { rm -rf "$j"; return 0; }
+	while IFS= read -r f; do
+		mv -f -- "$j/pre/$f" "$STATE_TREE/$f" || return 1
+	done < <(cd "$j/pre" && find . ! -type d -printf '%P\n')
+	while IFS= read -r f; do
+		[ -z "$f" ] || rm -f -- "$STATE_TREE/$f"
+	done < "$j/pre.absent"
+	rm -rf "$STATE/pc"
+	if [ -d "$j/pc.pre" ]; then mv "$j/pc.pre" "$STATE/pc"; fi
+	rm -f "$STATE/series"
+	if [ -f "$j/series.pre" ]; then mv "$j/series.pre" "$STATE/series"; fi
+	for p in "$@"; do rm -f "$STATE/patches/$p"; done
+	rm -rf "$j"
+	state_point rollback-topic
+}
+
+# state_add_patches SRCDIR PATCH...: the patches join the quilt series
+state_add_patches() {
+	local src=$1 p
+	shift
+	mkdir -p "$STATE/patches" || return 1
+	for p in "$@"; do
+		cp "$src/$p" "$STATE/patches/$p" && printf '%s\n' "$p" >> "$STATE/series" || return 1
+	done
+}
+
+# state_quilt ARGS: quilt on the kit's state in the tree
+state_quilt() {
+	(cd "$STATE_TREE" && QUILT_PC=$STATE_NAME/pc QUILT_PATCHES=$STATE_NAME/patches \
+		QUILT_SERIES=$STATE_NAME/series QUILTRC=/dev/null quilt "$@")
+}
+
+# state_topic_done: a topic landed (its journal is dropped)
+state_topic_done() {
+	rm -rf "$STATE/journal"
+	state_point topic-done
+}
+
+# --- the manifest --------------------------------------------------------------
+# state_write_manifest: the signature of every file the series changed
+state_write_manifest() {
+	local f
+	while IFS= read -r f; do
+		printf '%s\t%s\n' "$f" "$(file_sig "$STATE_TREE/$f")"
+	done < <({ (cd "$STATE/orig" && find . ! -type d ! -name .absent -printf '%P\n');
+		   cat "$STATE/orig/.absent"; } | sort -u) | state_write manifest
+}
+
+# state_changed_file -> the first file whose content differs from the manifest
+state_changed_file() {
+	local f sig
+	while IFS=$'\t' read -r f sig; do
+		if [ "$(file_sig "$STATE_TREE/$f")" != "$sig" ]; then
+			printf '%s\n' "$f"
+			return
+		fi
+	done < "$STATE/manifest"
+}

@@ -1,0 +1,263 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2034  # variables for the modules
+# tables.sh - the kit's data: tables/ (branches, topics, header rules, ...),
+# the series files and the patches' metadata.  Every module asks these
+# functions; the Python side is mmbk/tables.py.
+
+BRANCHES_TABLE=$TABLES_DIR/branches.table
+TOPICS_TABLE=$TABLES_DIR/topics.table
+
+# table_rows FILE -> the data rows of a kit table: comments, "@" settings
+# and blank lines dropped, runs of blanks squeezed to one TAB
+table_rows() {
+	sed -e 's/[[:space:]]*#.*//' -e '/^@/d' -e '/^[[:space:]]*$/d' "$1" |
+		sed -E 's/[[:space:]]+/\t/g'
+}
+
+# table_setting FILE NAME -> value of an "@NAME value" line
+table_setting() {
+	sed -n "s/^@$2[[:space:]]\{1,\}//p" "$1" | sed -n 1p
+}
+
+# --- branches ------------------------------------------------------------
+# branch_field BRANCH COLUMN -> one column of branches.table:
+# source origin pin config rt role
+branch_field() {
+	local col
+	case $2 in
+	source) col=2 ;; origin) col=3 ;; pin) col=4 ;; config) col=5 ;;
+	rt) col=6 ;; role) col=7 ;;
+	*) die "branch_field: unknown column '$2'" ;;
+	esac
+	table_rows "$BRANCHES_TABLE" | awk -F'\t' -v b="$1" -v c="$col" '$1 == b { print $c }'
+}
+
+[ -f "$BRANCHES_TABLE" ] || die "no branch table $BRANCHES_TABLE"
+# in table order, which is version order (tests/unit/t-tables.sh checks it)
+SUPPORTED_BRANCHES=$(table_rows "$BRANCHES_TABLE" | cut -f1 | paste -sd' ')
+DEFAULT_BRANCH=$(table_rows "$BRANCHES_TABLE" | awk -F'\t' '$7 == "default" && !n++ { print $1 }')
+NEWEST_BRANCH=${SUPPORTED_BRANCHES##* }
+
+# branches_with COLUMN VALUE -> the branches whose COLUMN is VALUE
+branches_with() {
+	local b
+	for b in $SUPPORTED_BRANCHES; do
+		[ "$(branch_field "$b" "$1")" != "$2" ] || printf '%s\n' "$b"
+	done | paste -sd' '
+}
+
+is_supported_branch() {
+	case " $SUPPORTED_BRANCHES " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
+require_branch() {
+	[ -n "$1" ] || usage_error "no branch given; set BRANCH= to one of: $SUPPORTED_BRANCHES"
+	is_supported_branch "$1" ||
+		usage_error "unsupported branch '$1'; set BRANCH= to one of: $SUPPORTED_BRANCHES"
+}
+
+# branch_number BRANCH -> comparable number ("6.12" -> 6012)
+branch_number() {
+	awk -v b="$1" 'BEGIN { split(b, v, "."); print v[1] * 1000 + v[2] }'
+}
+
+# nearest_branch VERSION -> the newest supported branch not newer than
+# VERSION ("6.7.0" -> 6.6), or nothing if VERSION is older than them all
+nearest_branch() {
+	local want b best=
+	want=$(branch_number "${1%.*}")
+	for b in $SUPPORTED_BRANCHES; do
+		[ "$(branch_number "$b")" -le "$want" ] && best=$b
+	done
+	printf '%s\n' "$best"
+}
+
+# --- topics --------------------------------------------------------------
+# all_topics -> topic names in the order of their first patch in ./series
+all_topics() {
+	local name
+	for name in $(series_patches "$DATA_DIR/series"); do
+		topic_of "$name"
+	done | awk '!seen[$0]++'
+}
+
+# topic_of PATCH -> the topic of a patch of ./series
+topic_of() {
+	table_rows "$TOPICS_TABLE" | awk -F'\t' -v p="$1" '$2 == p && !n++ { print $1 }'
+}
+
+# topic_patches TOPIC -> its patches, in ./series order
+topic_patches() {
+	local name
+	for name in $(series_patches "$DATA_DIR/series"); do
+		[ "$(topic_of "$name")" != "$1" ] || printf '%s\n' "$name"
+	done
+}
+
+is_topic() {
+	grep -qxF -- "$1" <<< "$(all_topics)"
+}
+
+# check_topics LIST -> LIST (comma or blank separated) one per line,
+# after checking every name
+check_topics() {
+	local t
+	for t in $(printf '%s' "$1" | tr ',' ' '); do
+		is_topic "$t" || usage_error "unknown topic '$t'; set TOPICS= to some of: $(all_topics | paste -sd' ')"
+		printf '%s\n' "$t"
+	done
+}
+
+# --- series and patches ----------------------------------------------------
+series_file() {		# BRANCH -> the branch's quilt series
+	printf '%s/backports/%s/series\n' "$DATA_DIR" "$1"
+}
+
+# series_patches SERIESFILE -> patch names in order (comments, blanks dropped)
+series_patches() {
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$1" | awk '{print $1}'
+}
+
+# patch_upstream_id PATCHFILE -> upstream commit id from the stable header,
+# "Git-commit:" tag, or the format-patch "From <sha>" line
+patch_upstream_id() {
+	sed -nE -e 's/^commit ([0-9a-f]{12,40}) upstream\.$/\1/p' \
+		-e 's/^Git-commit: ([0-9a-f]{12,40}).*/\1/p' \
+		-e 's/^From ([0-9a-f]{40}) .*/\1/p' "$1" | sed -n 1p
+}
+
+# patch_subject PATCHFILE -> the subject, folded lines joined, "[PATCH]" dropped
+patch_subject() {
+	awk '/^Subject: / {
+		s = $0
+		while ((getline l) > 0 && l ~ /^[ \t]/) s = s l
+		sub(/^Subject: (\[PATCH[^]]*\] )?/, "", s)
+		print s
+		exit
+	}' "$1"
+}
+
+# patch_files PATCHFILE -> files the patch touches (relative to the tree top)
+patch_files() {
+	awk '/^\+\+\+ / { f = $2; sub(/^b\//, "", f); sub(/\t.*/, "", f); if (f != "/dev/null") print f }' "$1" | sort -u
+}
+
+# patch_header PATCHFILE -> everything up to and including the first '---'
+patch_header() {
+	sed -n '1,/^---$/p' "$1"
+}
+
+# patch_header_end PATCHFILE -> line number of the '---' ending the header
+# (or the last line when there is none)
+patch_header_end() {
+	awk '/^---$/ { print NR; f = 1; exit } END { if (!f) print NR }' "$1"
+}
+
+# patch_is_wellformed PATCHFILE: the file is a patch: at least one hunk,
+# every hunk's line counts match its header ("---"/"+++" pairs, "@@ -a,b
+# +c,d @@"); prints what is wrong otherwise
+patch_is_wellformed() {
+	awk '
+		function bad(m) { print m; err = 1; exit 1 }
+		/^--- / && !inhunk { minus = 1; next }
+		/^\+\+\+ / && !inhunk { if (!minus) bad("line " NR ": +++ without ---"); files++; minus = 0; next }
+		/^@@ / {
+			if (inhunk) bad("line " NR ": hunk starts before the previous one (line " start ") is complete")
+			if (!files) bad("line " NR ": hunk before any file header")
+			if (!match($0, /^@@ -[0-9]+(,[0-9]+)? \+[0-9]+(,[0-9]+)? @@/)) bad("line " NR ": malformed hunk header")
+			split($2, a, ","); split($3, b, ",")
+			old = (a[2] == "" ? 1 : a[2]) + 0; new = (b[2] == "" ? 1 : b[2]) + 0
+			inhunk = (old + new > 0); start = NR; hunks++; next
+		}
+		inhunk {
+			c = substr($0, 1, 1)
+			if (c == " " || $0 == "") { old--; new-- }
+			else if (c == "-") old--
+			else if (c == "+") new--
+			else if (c == "\\") next
+			else bad("line " NR ": a hunk (line " start ") ends early")
+			if (old < 0 || new < 0) bad("line " NR ": more lines than the hunk header (line " start ") says")
+			if (old == 0 && new == 0) inhunk = 0
+		}
+		END { if (err) exit 1; if (inhunk) { print "the hunk at line " start " is cut short"; exit 1 }
+		      if (!hunks) { print "no hunk in it"; exit 1 } }
+	' "$1"
+}
+
+# patch_diffstat PATCHFILE -> git format-patch style diffstat of the diff in PATCHFILE
+# (git apply --stat, with the change counts right-aligned to their widest
+# value as format-patch prints them)
+patch_diffstat() {
+	git apply --stat "$1" | awk '
+		{ line[NR] = $0 }
+		/\|/ { split($0, a, "|"); split(a[2], b, " "); if (length(b[1]) > w) w = length(b[1]) }
+		END {
+			for (i = 1; i <= NR; i++) {
+				if (split(line[i], a, "|") == 2) {
+					n = split(a[2], b, " ")
+					printf "%s| %*s%s\n", a[1], w, b[1], (n > 1 ? " " b[2] : "")
+				} else
+					print line[i]
+			}
+		}'
+}
+
+# patch_rejects PATCH FROMDIR SCRATCH DEST: PATCH tried at fuzz 0 on a copy
+# (in SCRATCH, emptied) of the files it touches as FROMDIR has them; its
+# .rej files go to DEST (emptied); prints a one-line summary of what failed
+# ("N out of M hunks FAILED in FILE; ...").  Never fails.
+patch_rejects() {
+	local patchfile=$1 from=$2 tmp=$3 dest=$4 f
+	rm -rf "$tmp" "$dest"
+	mkdir -p "$tmp" "$dest"
+	for f in $(patch_files "$patchfile"); do
+		[ -e "$from/$f" ] || continue
+		mkdir -p "$tmp/$(dirname "$f")"
+		cp "$from/$f" "$tmp/$f"
+	done
+	patch -d "$tmp" -p1 -F0 --no-backup-if-mismatch < "$patchfile" > "$tmp/.kit-patch.log" 2>&1 || true
+	while IFS= read -r f; do
+		mkdir -p "$dest/$(dirname "$f")"
+		cp "$tmp/$f" "$dest/$f"
+	done < <(cd "$tmp" && find . -name '*.rej' -printf '%P\n')
+	sed -n -e 's/^\([0-9]* out of [0-9]* hunks\{0,1\} FAILED\).* to file \(.*\)\.rej$/\1 in \2/p' \
+		-e 's/^can.t find file to patch.*/a file is missing/p' "$tmp/.kit-patch.log" |
+		paste -sd';' | sed 's/;/; /g'
+}
+
+# kit_touched_files -> every file any patch of the kit touches
+kit_touched_files() {
+	local p
+	for p in "$DATA_DIR"/patches/*.patch "$DATA_DIR"/backports/*/*.patch; do
+		[ -f "$p" ] && patch_files "$p"
+	done | sort -u
+}
+
+# --- header rules and checkpatch -------------------------------------------
+# Ignored checkpatch types (make check, make lint), each for a reason
+# outside the patch:
+#   GIT_COMMIT_ID        the stable-kernel header "commit <sha> upstream."
+#   UNKNOWN_COMMIT_ID    is required as is, and the trees are not git
+#                        trees, so the sha cannot be looked up
+#   COMMIT_LOG_LONG_LINE upstream's commit message is carried verbatim
+#                        (62b98015d988 has a benchmark table)
+CHECKPATCH_IGNORE=GIT_COMMIT_ID,UNKNOWN_COMMIT_ID,COMMIT_LOG_LONG_LINE
+
+# header_rules [TABLE] -> "rule<TAB>applies<TAB>kind<TAB>arg<TAB>message"
+# rows of the header rule table (default tables/header-rules.table): the
+# one reader of that table
+header_rules() {
+	grep -v '^#' "${1:-$TABLES_DIR/header-rules.table}" | grep -v '^[[:space:]]*$' | tr -s '\t'
+}
+
+# checkpatch_waivers PATCHFILE [TABLE] -> ",TYPE..." reviewed and waived
+# for that patch (rows of kind checkpatch-waive)
+checkpatch_waivers() {
+	local rel=${1#"$DATA_DIR"/} glob kind arg
+	while IFS=$'\t' read -r _ glob kind arg _; do
+		[ "$kind" = checkpatch-waive ] || continue
+		# shellcheck disable=SC2254
+		case $rel in $glob) printf ',%s' "$arg" ;; esac
+	done < <(header_rules "${2:-}")
+}

@@ -1,0 +1,221 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# trees.sh - kernel trees: what a tree is, which one a command works on
+# (resolved once, by the command), the cache of pristine trees (sealed by
+# a manifest, verified by content before a build), hard-link copies and
+# the kit's build directories.
+kit_use tables
+
+# --- what a tree is ------------------------------------------------------
+# kernel_version DIR -> "VERSION.PATCHLEVEL.SUBLEVEL" from the top-level Makefile
+kernel_version() {
+	awk -F' *= *' '
+		$1 == "VERSION"    { v = $2 }
+		$1 == "PATCHLEVEL" { p = $2 }
+		$1 == "SUBLEVEL"   { s = $2 }
+		v != "" && p != "" && s != "" { print v "." p "." s; exit }
+	' "$1/Makefile"
+}
+
+# is_kernel_tree DIR: a top-level kernel Makefile plus the files the kit touches
+is_kernel_tree() {
+	[ -f "$1/Makefile" ] && [ -f "$1/mm/khugepaged.c" ] && [ -f "$1/mm/ksm.c" ] &&
+		grep -q '^PATCHLEVEL *=' "$1/Makefile"
+}
+
+# not_a_tree DIR ARG: the one message for a directory that is no kernel tree
+not_a_tree() {
+	usage_error "KDIR=$2 is not a kernel source tree (no top-level Makefile with mm/khugepaged.c); point KDIR= at the top of a Linux tree"
+}
+
+# tree_dir ARG [FROM] -> absolute path of the kernel tree ARG names (KDIR=;
+# a relative ARG is taken from FROM, the caller's directory), or a
+# one-line error that says what ARG is instead
+tree_dir() {
+	local arg=$1 from=${2:-$PWD} path
+	[ -n "$arg" ] || usage_error "KDIR= is empty; set KDIR= to a kernel source tree (or leave it out and set BRANCH= to use a cached one)"
+	case $arg in /*) path=$arg ;; *) path=$from/$arg ;; esac
+	if [ ! -e "$path" ]; then
+		usage_error "KDIR=$arg does not exist; point KDIR= at a kernel source tree"
+	elif [ ! -d "$path" ]; then
+		usage_error "KDIR=$arg is a file, not a directory; point KDIR= at the top directory of a kernel source tree"
+	fi
+	(cd "$path" 2>/dev/null && pwd) ||
+		usage_error "KDIR=$arg cannot be entered (permissions); make it readable or point KDIR= elsewhere"
+}
+
+# tree_branch DIR -> branch whose series the tree gets: its own, or for a
+# version between the supported branches the nearest older one; a
+# one-line error for versions older than every supported branch
+tree_branch() {
+	local dir=$1 ver branch
+	is_kernel_tree "$dir" || not_a_tree "$dir" "$dir"
+	ver=$(kernel_version "$dir")
+	branch=$(nearest_branch "$ver")
+	[ -n "$branch" ] ||
+		usage_error "KDIR=$dir is Linux $ver, an unsupported branch; supported branches: $SUPPORTED_BRANCHES"
+	printf '%s\n' "$branch"
+}
+
+# tree_is_branch DIR: the tree is of a supported branch itself
+tree_is_branch() {
+	local ver
+	ver=$(kernel_version "$1")
+	is_supported_branch "${ver%.*}"
+}
+
+# tree_name DIR -> short name of a tree for out/<name>/ ("linux" trees are
+# named after their parent directory too: work/6.1/linux -> 6.1-linux);
+# blanks become "_"
+tree_name() {
+	local dir base
+	dir=$(cd "$1" && pwd)
+	base=${dir##*/}
+	case $base in
+	linux|src|source|kernel) base=$(basename "$(dirname "$dir")")-$base ;;
+	esac
+	printf '%s\n' "${base//[[:space:]]/_}"
+}
+
+# resolve_tree KDIR BRANCH KIND [FROM] -> the tree a command works on: KDIR
+# when given (BRANCH, when also given, must be the tree's own branch), else
+# the kit's KIND copy of BRANCH (default: the default branch; KIND:
+# scratch, patched, unpatched, ... see worktree.sh).  Sets TREE and BRANCH
+# (the branch whose series the tree gets) for the command; only commands
+# call it, once.  KDIR "-" means "not given"; "" is an error.
+resolve_tree() {
+	local kdir=$1 branch=$2 kind=$3 from=${4:-$PWD} b
+	if [ "$kdir" != - ]; then
+		TREE=$(tree_dir "$kdir" "$from") || exit
+		is_kernel_tree "$TREE" || not_a_tree "$TREE" "$kdir"
+		b=$(tree_branch "$TREE") || exit
+		if [ -n "$branch" ]; then
+			require_branch "$branch"
+			[ "$b" = "$branch" ] ||
+				usage_error "KDIR=$kdir is Linux $(kernel_version "$TREE") (branch $b) but BRANCH=$branch; drop BRANCH= or point KDIR= at a $branch tree"
+		fi
+		BRANCH=$b
+		return 0
+	fi
+	BRANCH=${branch:-$DEFAULT_BRANCH}
+	require_branch "$BRANCH"
+	kit_use worktree
+	TREE=$(worktree "$BRANCH" "$kind") || exit
+}
+
+# lock_tree DIR [shared]: hold a lock on DIR until the process exits (flock
+# on the directory itself, so nothing is written into the tree); waits,
+# saying so, while another kit command holds it
+lock_tree() {
+	local dir=$1 mode=-x fd
+	[ "${2:-}" != shared ] || mode=-s
+	exec {fd}<"$dir" || die "cannot open $dir to lock it"
+	if ! flock -n "$mode" "$fd"; then
+		info "$dir is in use by another mm-backport-kit command; waiting for it"
+		flock "$mode" "$fd" || die "could not lock $dir"
+	fi
+}
+
+# --- the kit's cache of pristine trees -----------------------------------
+pristine_dir() {	# BRANCH -> path of the extracted, never-modified tree
+	need_cache
+	printf '%s/trees/%s/linux\n' "$CACHE_DIR" "$1"
+}
+
+# tree_manifest DIR -> one line per entry (path, type, mode; for files and
+# links also size, mtime and link target): an in-place write through a hard
+# link changes size or mtime.  Directory sizes and times are left out: they
+# differ in every copy.
+tree_manifest() {
+	(cd "$1" && find . \( -type d -printf '%P\td\t%m\n' \) -o -printf '%P\t%y\t%m\t%s\t%T@\t%l\n') |
+		LC_ALL=C sort
+}
+
+# tree_sums DIR -> "sha1  path" of every file, sorted: what a byte change
+# of the same size and mtime changes
+tree_sums() {
+	(cd "$1" && find . -type f -printf '%P\0' | LC_ALL=C sort -z | xargs -0 -r -P2 -n 2000 sha1sum) |
+		LC_ALL=C sort -k2
+}
+
+# seal_pristine BRANCH: make the pristine tree's files read-only and record
+# its manifest (metadata) and its content sums (scratch copies hard-link
+# these files)
+seal_pristine() {
+	local dir
+	dir=$(pristine_dir "$1")
+	find "$dir" -type f -perm /222 -exec chmod a-w {} + ||
+		die "could not make $dir read-only"
+	tree_sums "$dir" > "$dir.sums.tmp" || die "could not read every file of $dir"
+	mv "$dir.sums.tmp" "$dir.sums"
+	tree_manifest "$dir" | sha256sum | cut -d' ' -f1 > "$dir.manifest.tmp"
+	mv "$dir.manifest.tmp" "$dir.manifest"
+}
+
+# pristine_ok BRANCH [content]: the pristine tree still matches its
+# manifest (and, with "content", every file its recorded sum: a change of
+# the same size and mtime).  An older cache without them is sealed now.
+pristine_ok() {
+	local dir
+	dir=$(pristine_dir "$1")
+	[ -f "$dir/Makefile" ] || return 1
+	if [ ! -f "$dir.manifest" ] || [ ! -f "$dir.sums" ]; then
+		seal_pristine "$1"
+		return 0
+	fi
+	[ "$(tree_manifest "$dir" | sha256sum | cut -d' ' -f1)" = "$(cat "$dir.manifest")" ] || return 1
+	[ "${2:-}" = content ] || return 0
+	cmp -s <(tree_sums "$dir") "$dir.sums"
+}
+
+# scratch_copy BRANCH DEST: fresh hard-link copy of the pristine tree
+# (checked against its manifest and content sums first, extracted again if
+# it was changed).  Every file the kit may change is a private writable
+# copy; every other file shares a read-only inode with the cache.
+scratch_copy() {
+	local src dest=$2
+	src=$(pristine_dir "$1")
+	[ -d "$src" ] || die "no cached tree for $1; run 'make tree BRANCH=$1' first"
+	if ! pristine_ok "$1" content; then
+		warn "the cached $1 tree was changed in place; extracting it again"
+		kit_use fetch
+		( fetch_tree "$1" refresh ) >/dev/null || exit
+	fi
+	link_copy "$src" "$dest"
+}
+
+# link_copy SRC DEST: DEST becomes a hard-link copy of the tree SRC in which
+# every file the kit may change is a private writable copy (same mtime);
+# every other file shares its inode with SRC, so it must never be written
+# in place (builds use O=).  The one way the kit copies a tree.
+link_copy() {
+	local src=$1 dest=$2 f
+	# the tree itself, not a symlink to it: cp -al of a symlink copies the
+	# link, and DEST would then be the source tree
+	src=$(cd "$src" && pwd -P)
+	rm -rf "$dest" "$dest.tmp"
+	mkdir -p "$(dirname "$dest")"
+	# hard links need one file system; a tree elsewhere (KDIR= on another
+	# mount) is copied in full
+	cp -al "$src" "$dest.tmp" 2>/dev/null || { rm -rf "$dest.tmp"; cp -a "$src" "$dest.tmp"; } ||
+		die "could not copy $src to $dest.tmp (free space in $(dirname "$dest")?)"
+	while read -r f; do
+		[ -f "$dest.tmp/$f" ] || continue
+		cp "$src/$f" "$dest.tmp/$f.kit-copy" &&
+			chmod u+w "$dest.tmp/$f.kit-copy" &&
+			touch -r "$src/$f" "$dest.tmp/$f.kit-copy" &&
+			mv -f "$dest.tmp/$f.kit-copy" "$dest.tmp/$f" ||
+			die "could not make a private copy of $f in $dest.tmp"
+	done < <(kit_touched_files)
+	mv "$dest.tmp" "$dest"
+}
+
+# variant_dir BRANCH VARIANT -> source tree of a build variant: patched,
+# unpatched (the pristine tree) or without-<topic>
+variant_dir() {
+	need_cache
+	case $2 in
+	unpatched) pristine_dir "$1" ;;
+	*) printf '%s/work/%s/%s/linux\n' "$CACHE_DIR" "$1" "$2" ;;
+	esac
+}
