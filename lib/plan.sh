@@ -1,35 +1,98 @@
-#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# plan.sh TREE - decide from TREE's code, not its version, what it needs:
-# one line per upstream patch of ./series, in that order:
-#   <patch> carry <branch>     backports/<branch>/<patch> is the nearest
-#                              backport (scripts/retarget.sh takes it from there)
-#   <patch> upstream <why>     TREE has the change (backports/detect.table)
-#   <patch> n/a <reason>       the reason holds for TREE (scripts/plan.table
+# shellcheck shell=bash
+# plan.sh - what a tree needs, decided from its code, not its version.
+#
+# detect_tree TREE: for every upstream patch of ./series that has rules in
+# tables/detect.table, whether TREE already has the change:
+#   "<patch>\t<present|absent|unknown>\t<why>"   ("unknown": the code the
+#   change touches was not found at all).
+#
+# plan_tree TREE: one line per upstream patch of ./series, in that order:
+#   <patch>\tcarry\t<branch>   backports/<branch>/<patch> is the nearest
+#                              backport (retarget.sh takes it from there)
+#   <patch>\tupstream\t<why>   TREE has the change (tables/detect.table)
+#   <patch>\tn/a\t<reason>     the reason holds for TREE (tables/plan.table
 #                              probes, with file:line), or TREE lacks the code
 #                              the patch changes (detect.table: unknown)
-#
 # The source branch of a patch is the supported branch (with a cached tree)
 # whose code is nearest to TREE's: for the top-level definitions its
 # backport changes, the mean line similarity of TREE's definition to the
 # branch's (0 for one TREE lacks), then the share of identical ones, then
 # the nearest version. Patches of one "group" row come from one branch, and
 # a branch qualifies only if it agrees with TREE on every "dep" row (see
-# scripts/plan.table). TREE is only read.
-set -euo pipefail
-# shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/lib.sh"
+# tables/plan.table). TREE is only read.
+kit_use tables trees
 
-TABLE=$KIT_DIR/scripts/plan.table
+DETECT_TABLE=$TABLES_DIR/detect.table
+PLAN_TABLE=$TABLES_DIR/plan.table
+
+# function_body FILE NAME -> lines of the definition of C function NAME
+# (NAME may list alternatives, "a|b", for a function renamed upstream)
+function_body() {
+	plan_scope_lines "$1" "$2" | cut -f2-
+}
+
+# detect_rule_holds TREE FILE SCOPE EXPECT REGEX -> 0 holds, 1 fails, 2 code not found
+detect_rule_holds() {
+	local tree=$1 file=$2 scope=$3 expect=$4 regex=$5 text
+	[ -f "$tree/$file" ] || return 2
+	if [ "$scope" = - ]; then
+		text=$(cat "$tree/$file")
+	else
+		text=$(function_body "$tree/$file" "$scope")
+		[ -n "$text" ] || return 2
+	fi
+	if grep -Eq -- "$regex" <<< "$text"; then
+		[ "$expect" = present ]
+	else
+		[ "$expect" = absent ]
+	fi
+}
+
+# detect_id TREE ID -> present|absent|unknown plus the first failing rule
+detect_id() {
+	local tree=$1 id=$2 rid file scope expect regex rc verdict=present why=
+	while IFS=$'\t' read -r rid file scope expect regex; do
+		case $rid in ''|\#*) continue ;; esac
+		[ "$rid" = "$id" ] || continue
+		rc=0
+		detect_rule_holds "$tree" "$file" "$scope" "$expect" "$regex" || rc=$?
+		if [ $rc -eq 2 ]; then
+			printf 'unknown\t%s\n' "$file:${scope}: code not found"
+			return
+		elif [ $rc -ne 0 ] && [ $verdict = present ]; then
+			verdict=absent
+			why="$file:$scope: expected $expect /$regex/"
+		fi
+	done < "$DETECT_TABLE"
+	printf '%s\t%s\n' "$verdict" "$why"
+}
+
+# detect_has_rules ID
+detect_has_rules() {
+	grep -q "^$1	" "$DETECT_TABLE"
+}
+
+
+# detect_tree TREE -> "patch<TAB>verdict<TAB>why" lines (see the top)
+detect_tree() {
+	local tree=$1 name id
+	for name in $(series_patches "$DATA_DIR/series"); do
+		id=$(patch_upstream_id "$DATA_DIR/patches/$name")
+		id=${id:0:12}
+		[ -n "$id" ] && detect_has_rules "$id" || continue
+		printf '%s\t%s\n' "$name" "$(detect_id "$tree" "$id")"
+	done
+}
 
 # plan_rows KIND -> "patch<TAB>arg1<TAB>arg2<TAB>arg3<TAB>reason" rows of KIND
 plan_rows() {
-	grep -v '^#' "$TABLE" | awk -F'\t' -v k="$1" 'NF >= 6 && $2 == k { print $1 "\t" $3 "\t" $4 "\t" $5 "\t" $6 }'
+	grep -v '^#' "$PLAN_TABLE" | awk -F'\t' -v k="$1" 'NF >= 6 && $2 == k { print $1 "\t" $3 "\t" $4 "\t" $5 "\t" $6 }'
 }
 
-# scope_lines FILE SCOPE -> "line<TAB>text" of FILE, or of the body of
+# plan_scope_lines FILE SCOPE -> "line<TAB>text" of FILE, or of the body of
 # function SCOPE ("a|b" alternatives) in FILE; nothing if it is missing
-scope_lines() {
+plan_scope_lines() {
 	[ -f "$1" ] || return 0
 	awk -v name="$2" '
 		name == "-" { print NR "\t" $0; next }
@@ -40,18 +103,18 @@ scope_lines() {
 	' "$1"
 }
 
-# first_match REGEX < scope_lines output -> the line number of the first
+# plan_first_match REGEX < plan_scope_lines output -> the line number of the first
 # line whose text matches REGEX
-first_match() {
+plan_first_match() {
 	awk -v re="$1" '!f { n = index($0, "\t"); if (n && substr($0, n + 1) ~ re) { print substr($0, 1, n - 1); f = 1 } }'
 }
 
-# probe_na NUMBER -> the n/a reason of the first probe that fires, if any
-probe_na() {
+# plan_probe_na NUMBER -> the n/a reason of the first probe that fires, if any
+plan_probe_na() {
 	local num=$1 kind file scope regex reason lines hit where
 	while IFS=$'\t' read -r kind file scope regex reason; do
-		lines=$(scope_lines "$TREE/$file" "$scope")
-		hit=$(printf '%s\n' "$lines" | first_match "$regex")
+		lines=$(plan_scope_lines "$TREE/$file" "$scope")
+		hit=$(printf '%s\n' "$lines" | plan_first_match "$regex")
 		case $kind in
 		na-if-present)
 			[ -n "$hit" ] && { printf '%s (%s:%s)\n' "$reason" "$file" "$hit"; return; } ;;
@@ -73,10 +136,10 @@ probe_na() {
 		 plan_rows na-if-absent | awk -F'\t' -v n="$num" '$1 == n { print "na-if-absent\t" $2 "\t" $3 "\t" $4 "\t" $5 }')
 }
 
-# evidence NAME -> what backports/detect.table found for NAME in TREE:
+# plan_evidence NAME -> what tables/detect.table found for NAME in TREE:
 # "file:line has /re/" for each present rule, "file has no /re/" for each
 # absent rule (guards of the form "." left out)
-evidence() {
+plan_evidence() {
 	local id rid file scope expect regex hit where out=()
 	id=$(patch_upstream_id "$DATA_DIR/patches/$1")
 	id=${id:0:12}
@@ -85,26 +148,26 @@ evidence() {
 		where=$file
 		[ "$scope" = - ] || where="$file:$scope()"
 		if [ "$expect" = present ]; then
-			hit=$(scope_lines "$TREE/$file" "$scope" | first_match "$regex")
+			hit=$(plan_scope_lines "$TREE/$file" "$scope" | plan_first_match "$regex")
 			out+=("$file:$hit has /$regex/")
 		else
 			out+=("$where has no /$regex/")
 		fi
-	done < "$DATA_DIR/backports/detect.table"
+	done < "$DATA_DIR/tables/detect.table"
 	printf '%s' "${out[0]}"
 	[ ${#out[@]} -lt 2 ] || printf '; %s' "${out[@]:1}"
 	printf '\n'
 }
 
-# branch_has BRANCH NAME: the branch carries NAME or has it upstream
-branch_has() {
+# plan_branch_has BRANCH NAME: the branch carries NAME or has it upstream
+plan_branch_has() {
 	grep -qxF "$2" <(series_patches "$(series_file "$1")") ||
 		grep -qE "^# $2: already upstream" "$(series_file "$1")"
 }
 
-# states BRANCH: the branch's series applied step by step to a copy of the
+# plan_states BRANCH: the branch's series applied step by step to a copy of the
 # files it touches: $WORK/BRANCH/<name>/{before,after}
-states() {
+plan_states() {
 	local b=$1 src name f dir=$WORK/$1
 	src=$(pristine_dir "$b")
 	mkdir -p "$dir/cur"
@@ -121,83 +184,83 @@ states() {
 	done
 }
 
-# score BRANCH NAME... -> "mean-similarity identical-share -distance" of
+# plan_score BRANCH NAME... -> "mean-similarity identical-share -distance" of
 # BRANCH for the patches NAME (sortable, higher is nearer); the nearness of
 # each patch of the branch is computed once ($WORK/BRANCH.near)
-score() {
+plan_score() {
 	local b=$1 dist
 	shift
 	if [ ! -f "$WORK/$b.near" ]; then
-		states "$b"
+		plan_states "$b"
 		# shellcheck disable=SC2046
-		"$KIT_DIR/scripts/reanchor.py" nearness "$TREE" "$WORK/$b" \
+		kit_py reanchor nearness "$TREE" "$WORK/$b" \
 			$(series_patches "$(series_file "$b")") > "$WORK/$b.near"
 	fi
-	dist=$(version_distance "$b")
+	dist=$(plan_version_distance "$b")
 	printf '%s\n' "$@" | awk -v d="$dist" 'NR == FNR { want[$1] = 1; next }
 		want[$1] { s += $2; t += $3; r += $4 }
 		END { printf "%.4f %.4f %d\n", (t ? r / t : 0), (t ? s / t : 0), -d }' - "$WORK/$b.near"
 }
 
-# qualifies BRANCH NAME...: BRANCH carries every NAME and agrees with the
+# plan_qualifies BRANCH NAME...: BRANCH carries every NAME and agrees with the
 # tree on their dependencies
-qualifies() {
+plan_qualifies() {
 	local b=$1 name dep tree_has
 	shift
 	for name in "$@"; do
-		branch_has "$b" "$name" || return 1
+		plan_branch_has "$b" "$name" || return 1
 		# the branch's form builds on DEP: the tree must have it too
 		for dep in $(plan_rows dep | awk -F'\t' -v n="${name%%-*}" '$1 == n { print $2 }'); do
 			case ${DECISION[$dep]:-} in carry|upstream) tree_has=1 ;; *) tree_has=0 ;; esac
-			if branch_has "$b" "$(full_name "$dep")" && [ $tree_has = 0 ]; then
+			if plan_branch_has "$b" "$(plan_full_name "$dep")" && [ $tree_has = 0 ]; then
 				return 1
 			fi
 		done
 	done
 }
 
-full_name() {	# full_name NNNN -> the upstream patch file name
+plan_full_name() {	# plan_full_name NNNN -> the upstream patch file name
 	series_patches "$DATA_DIR/series" | awk -v n="$1-" 'index($0, n) == 1 && !f++'
 }
 
-# group_of NNNN -> the numbers of the group NNNN belongs to (itself alone
+# plan_group_of NNNN -> the numbers of the group NNNN belongs to (itself alone
 # when no group row names it)
-group_of() {
+plan_group_of() {
 	local g
 	g=$(plan_rows group | awk -F'\t' -v n="$1" '!f { k = split($2, m, " "); for (i = 1; i <= k; i++) if (m[i] == n) { print $2; f = 1; break } }')
 	printf '%s\n' "${g:-$1}"
 }
 
-# has_cached_tree BRANCH: the cache holds BRANCH's pristine tree (no cache,
+# plan_has_cached_tree BRANCH: the cache holds BRANCH's pristine tree (no cache,
 # as without HOME, is no tree)
-has_cached_tree() {
+plan_has_cached_tree() {
 	[ -n "$CACHE_DIR" ] && [ -d "$CACHE_DIR/trees/$1/linux" ]
 }
 
-# version_distance BRANCH -> how far BRANCH's version is from TREE's
-version_distance() {
+# plan_version_distance BRANCH -> how far BRANCH's version is from TREE's
+plan_version_distance() {
 	local d
 	d=$(( $(branch_number "$1") - $(branch_number "$TREE_VERSION") ))
 	printf '%s\n' "${d#-}"
 }
 
-# choose NNNN... -> the branch the needed patches NNNN... come from, or nothing
-choose() {
+# plan_choose NNNN... -> the branch the needed patches NNNN... come from, or nothing
+plan_choose() {
 	local b names=() num best='' best_score='' s
-	for num in "$@"; do names+=("$(full_name "$num")"); done
+	for num in "$@"; do names+=("$(plan_full_name "$num")"); done
 	# a tree whose files are those of a cached branch tree is that branch
-	if [ -n "$SAME_AS" ] && qualifies "$SAME_AS" "${names[@]}"; then
+	if [ -n "$SAME_AS" ] && plan_qualifies "$SAME_AS" "${names[@]}"; then
 		printf '%s\n' "$SAME_AS"
 		return
 	fi
 	for b in $SUPPORTED_BRANCHES; do
-		qualifies "$b" "${names[@]}" || continue
-		if has_cached_tree "$b"; then
-			s=$(score "$b" "${names[@]}")
+		plan_qualifies "$b" "${names[@]}" || continue
+		if plan_has_cached_tree "$b"; then
+			s=$(plan_score "$b" "${names[@]}")
 		else
 			# no cached tree to compare code with: the nearest
 			# version, below every branch whose code was compared
-			s="-1 -1 -$(version_distance "$b")"
+			s="-1 -1 -$(plan_version_distance "$b")"
 		fi
 		if [ -z "$best" ] || [ "$(printf '%s\n%s\n' "$s" "$best_score" | sort -k1,1gr -k2,2gr -k3,3gr | sed -n 1p)" = "$s" ] &&
 		   [ "$s" != "$best_score" ]; then
@@ -207,12 +270,12 @@ choose() {
 	printf '%s\n' "$best"
 }
 
-# same_as_branch -> the branch of TREE's version when every file its series
+# plan_same_as_branch -> the branch of TREE's version when every file its series
 # touches is byte for byte that branch's cached file (no scoring needed)
-same_as_branch() {
+plan_same_as_branch() {
 	local b src f
 	b=$(nearest_branch "$(kernel_version "$TREE")")
-	[ -n "$b" ] && [ -f "$(series_file "$b")" ] && has_cached_tree "$b" || return 0
+	[ -n "$b" ] && [ -f "$(series_file "$b")" ] && plan_has_cached_tree "$b" || return 0
 	src=$(pristine_dir "$b")
 	[ -d "$src" ] || return 0
 	for f in $(for n in $(series_patches "$(series_file "$b")"); do patch_files "$DATA_DIR/backports/$b/$n"; done | sort -u); do
@@ -221,27 +284,28 @@ same_as_branch() {
 	printf '%s\n' "$b"
 }
 
-main() {
-	local dir=${1:-} name num verdict why reason detected g member need b
-	[ -n "$dir" ] || die "usage: plan.sh TREE"
-	TREE=$(cd "$dir" 2>/dev/null && pwd) || die "KDIR=$dir does not exist; point KDIR= at a kernel source tree"
-	is_kernel_tree "$TREE" || die "$TREE is not a kernel source tree; point KDIR= at the top of a Linux tree"
+
+# plan_tree TREE -> the plan (see the top)
+# (a subshell: its work directory and globals are its own)
+plan_tree() (
+	local name num verdict why reason detected g member need b
+	TREE=$1
 	TREE_VERSION=$(kernel_version "$TREE")
 	TREE_VERSION=${TREE_VERSION%.*}
 	WORK=$(mktemp -d "${TMPDIR:-/tmp}/plan.XXXXXX")
 	trap 'rm -rf "$WORK"' EXIT
-	detected=$("$KIT_DIR/scripts/detect.sh" "$TREE")
-	SAME_AS=$(same_as_branch)
+	detected=$(detect_tree "$TREE")
+	SAME_AS=$(plan_same_as_branch)
 	declare -gA DECISION WHY SOURCE
 	for name in $(series_patches "$DATA_DIR/series"); do
 		num=${name%%-*}
-		reason=$(probe_na "$num")
-		read -r verdict why < <(printf '%s\n' "$detected" |
-			awk -v n="$name" '$1 == n { $1 = ""; print; f = 1 } END { if (!f) print "absent" }')
+		reason=$(plan_probe_na "$num")
+		IFS=$'\t' read -r verdict why < <(printf '%s\n' "$detected" |
+			awk -F'\t' -v n="$name" '$1 == n { print $2 "\t" $3; f = 1 } END { if (!f) print "absent\t" }')
 		if [ -n "$reason" ]; then
 			DECISION[$num]=n/a WHY[$num]=$reason
 		elif [ "$verdict" = present ]; then
-			DECISION[$num]=upstream WHY[$num]=$(evidence "$name")
+			DECISION[$num]=upstream WHY[$num]=$(plan_evidence "$name")
 		elif [ "$verdict" = unknown ]; then
 			DECISION[$num]=n/a WHY[$num]="the code it changes is not in the tree (${why%: code not found} not found)"
 		else
@@ -251,29 +315,27 @@ main() {
 	for name in $(series_patches "$DATA_DIR/series"); do
 		num=${name%%-*}
 		[ "${DECISION[$num]}" = carry ] && [ -z "${SOURCE[$num]:-}" ] || continue
-		g=$(group_of "$num")
+		g=$(plan_group_of "$num")
 		need=()
 		for member in $g; do
 			[ "${DECISION[$member]:-}" = carry ] && need+=("$member")
 		done
-		b=$(choose "${need[@]}")
+		b=$(plan_choose "${need[@]}")
 		for member in "${need[@]}"; do
 			if [ -n "$b" ]; then
 				SOURCE[$member]=$b
 			else
 				SOURCE[$member]=-
 				DECISION[$member]=n/a
-				WHY[$member]="no supported branch has a backport that fits (backports/*/series, and the dep rows of scripts/plan.table)"
+				WHY[$member]="no supported branch has a backport that fits (backports/*/series, and the dep rows of tables/plan.table)"
 			fi
 		done
 	done
 	for name in $(series_patches "$DATA_DIR/series"); do
 		num=${name%%-*}
 		case ${DECISION[$num]} in
-		carry) printf '%s carry %s\n' "$name" "${SOURCE[$num]}" ;;
-		*) printf '%s %s %s\n' "$name" "${DECISION[$num]}" "${WHY[$num]}" ;;
+		carry) printf '%s\tcarry\t%s\n' "$name" "${SOURCE[$num]}" ;;
+		*) printf '%s\t%s\t%s\n' "$name" "${DECISION[$num]}" "${WHY[$num]}" ;;
 		esac
 	done
-}
-
-main "$@"
+)

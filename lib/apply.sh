@@ -1,0 +1,648 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# apply.sh - apply the kit's series to a kernel tree one topic at a time
+# (tables/topics.table), each topic atomically; take it out again; or tell
+# where a tree stands (make apply, unapply, status).
+#
+# The series a tree gets is planned from its code (plan.sh): per upstream
+# patch "carry" (from a branch series), "upstream" (the tree has the
+# change) or "n/a".  Each topic's patches are pushed with quilt at fuzz 0;
+# a topic that does not apply is rolled back and re-targeted for the tree
+# from the semantic patches (retarget.sh); a topic that still cannot land
+# leaves no trace and the other topics land anyway ("partial"), unless
+# --strict asks for all or nothing.  --profile kabi: a patch with a kABI
+# variant (backports/<b>/kabi/<patch>) is applied in that form; such a
+# topic is not re-targeted (the recipes rebuild the default form).
+# The tree's state is state.sh's; every command locks the tree.
+#
+# Exit codes (lib/kit.sh): apply 0 done, 2 nothing to do (already applied
+# as asked, or every selected topic upstream/n/a), 3 partial (some topics
+# landed; a rerun on such a tree names the missing topics and exits 3
+# again), 4 refused (local changes, edits since the apply), 1 failed (no
+# topic landed, or --strict and one failed: the tree is unchanged), 64 bad
+# input.  unapply 0 done, 2 not applied.  status 0 applied, 2 not applied,
+# 3 partial, 1 interrupted or stuck (the next apply/unapply recovers it).
+kit_use tables trees state plan results
+
+# KiB of slack on top of what the journal and quilt's backups need
+APPLY_SPACE_SLACK=1024
+
+# ---- output ---------------------------------------------------------------
+# messages go to the stderr the command started with, also from traps that
+# run while a command's output is redirected to a log
+apply_say() { printf '%s\n' "$*" >&"$APPLY_ERR"; }
+
+# apply_fail MESSAGE [STATUS]: one error line on the saved stderr, exit
+apply_fail() {
+	printf '%s: error: %s\n' "$prog" "$1" >&"$APPLY_ERR"
+	exit "${2:-$EXIT_ERROR}"
+}
+
+# apply_record NAME STATUS TEXT: the result of one upstream patch (printed
+# at the end, in ./series order, so that an error before it stays a
+# single line)
+apply_record() {
+	result "$APPLY_RUN/records" patch apply "$BRANCH" "$1" "$2" "$(topic_of "$1")" - "$3"
+}
+
+# apply_topic_record TOPIC STATUS DETAIL
+apply_topic_record() {
+	result "$APPLY_RUN/records" topic apply "$BRANCH" "$1" "$2" "$1" - "$3"
+}
+
+# apply_report: the per-patch lines in the order of ./series, then the
+# topic lines
+apply_report() {
+	local name
+	for name in $(series_patches "$DATA_DIR/series"); do
+		if [ -n "$(result_get "$APPLY_RUN/records" patch "$name" status)" ]; then
+			printf '%-64s %s\n' "$name" "$(result_get "$APPLY_RUN/records" patch "$name" text)"
+		fi
+	done >&"$APPLY_ERR"
+	apply_topic_lines "$APPLY_RUN/records"
+}
+
+# apply_topic_lines RECORDS: "topic NAME status: detail" lines
+apply_topic_lines() {
+	local t
+	for t in $(result_names "$1" topic); do
+		printf 'topic %-28s %s\n' "$t" "$(result_get "$1" topic "$t" text)"
+	done >&"$APPLY_ERR"
+}
+
+# apply_topics_with STATUS [RECORDS] -> the topics with that status
+apply_topics_with() {
+	result_names "${2:-$APPLY_RUN/records}" topic "$1" | paste -sd' '
+}
+
+# ---- files and space ------------------------------------------------------
+# topic_files PATCHDIR PATCH... -> files those patches touch
+topic_files() {
+	local dir=$1 p
+	shift
+	for p in "$@"; do
+		patch_files "$dir/$p"
+	done | sort -u
+}
+
+free_kib() {		# free_kib DIR -> KiB available to us on DIR's file system
+	df -Pk "$1" | awk 'NR == 2 { print $4 }'
+}
+
+# apply_require_space FILE...: the journal (orig + one topic's copy),
+# quilt's backups and the patched files need about four times the files
+apply_require_space() {
+	local need=0 f have
+	for f in "$@"; do
+		if [ -f "$TREE/$f" ]; then need=$((need + $(stat -c %s "$TREE/$f") / 1024 + 1)); fi
+	done
+	need=$((need * 4 + APPLY_SPACE_SLACK))
+	have=$(free_kib "$TREE")
+	[ "$have" -ge "$need" ] ||
+		apply_fail "not enough free space on the file system of $TREE for the apply journal (need $need KiB, $have KiB free); free some space and rerun; the tree is unchanged"
+}
+
+# apply_out_of_space: the tree's file system is (nearly) full
+apply_out_of_space() {
+	[ "$(free_kib "$TREE")" -lt "$APPLY_SPACE_SLACK" ]
+}
+
+# ---- checks before anything changes ----------------------------------------
+# apply_require_writable FILE...: permission bits are checked (a tree marked
+# read-only is respected even by root), and write access (an immutable
+# file or directory refuses root too); a read-only mount is named as such
+apply_require_writable() {
+	local f d bad='' err why
+	if ! err=$(touch "$TREE/$STATE_NAME.probe" 2>&1); then
+		case $err in
+		*"Read-only file system"*)
+			apply_fail "$TREE is on a read-only file system; remount it read-write or apply to a copy of the tree" ;;
+		*) apply_fail "cannot write in $TREE ($err); make the tree writable (chmod u+w) or apply to a copy" ;;
+		esac
+	fi
+	rm -f "$TREE/$STATE_NAME.probe"
+	for f in "$@"; do
+		d=$(dirname "$TREE/$f")
+		[ -d "$d" ] || continue
+		if [ -e "$TREE/$f" ] && { [ -z "$(find "$TREE/$f" -maxdepth 0 -perm -u+w)" ] || [ ! -w "$TREE/$f" ]; }; then
+			bad=$f
+		elif [ -z "$(find "$d" -maxdepth 0 -perm -u+w)" ] || [ ! -w "$d" ]; then
+			bad=$(dirname "$f")/
+		fi
+		[ -z "$bad" ] || break
+	done
+	if [ -z "$bad" ] && [ -z "$(find "$TREE" -maxdepth 0 -perm -u+w)" ]; then
+		bad=.
+	fi
+	[ -n "$bad" ] || return 0
+	why="read-only; make the tree writable (chmod -R u+w) or apply to a copy"
+	if lsattr -d "$TREE/$bad" 2>/dev/null | awk '{ exit $1 !~ /[ia]/ }'; then
+		why="immutable or append-only (chattr +i/+a); clear it (chattr -i -a) or apply to a copy"
+	fi
+	apply_fail "$TREE/$bad is $why"
+}
+
+# apply_local_change FILE... -> the first touched file with local changes
+# (git trees: git status; a plain tree of the version of a cached tree:
+# compared with it), or nothing
+apply_local_change() {
+	local f pristine
+	if git -C "$TREE" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		(cd "$TREE" && git --no-optional-locks status --porcelain -- "$@") |
+			awk '!n++ { print $NF }'
+		return
+	fi
+	[ -n "$CACHE_DIR" ] || return 0
+	pristine=$(pristine_dir "$BRANCH")
+	[ -f "$pristine/Makefile" ] || return 0
+	[ "$(kernel_version "$pristine")" = "$(kernel_version "$TREE")" ] || return 0
+	[ "$(cd "$pristine" && pwd -P)" != "$(cd "$TREE" && pwd -P)" ] || return 0
+	for f in "$@"; do
+		[ -e "$pristine/$f" ] && [ -e "$TREE/$f" ] || continue
+		if ! cmp -s "$pristine/$f" "$TREE/$f"; then
+			printf '%s\n' "$f"
+			return
+		fi
+	done
+}
+
+# apply_file_problem PATCHDIR PATCHES FILE -> why the series cannot change
+# FILE, or nothing
+apply_file_problem() {
+	local dir=$1 patches=$2 f=$3 p
+	if [ ! -e "$TREE/$f" ] && [ ! -L "$TREE/$f" ]; then
+		for p in $patches; do
+			if grep -qxF -- "--- a/$f" "$dir/$p"; then
+				printf '%s is missing from the tree; restore it or leave out its topic (TOPICS=)' "$f"
+				return
+			fi
+		done
+	elif [ -L "$TREE/$f" ]; then
+		printf '%s is a symbolic link, which quilt does not patch through; replace it by a copy of its target or leave out its topic (TOPICS=)' "$f"
+	elif [ -e "$TREE/$f" ] && [ ! -f "$TREE/$f" ]; then
+		printf '%s is not a regular file' "$f"
+	fi
+}
+
+# apply_check_series: every name in ./series and in the branch series is a
+# patch file of the kit (a name without its file is an error, not skipped)
+apply_check_series() {
+	local name s
+	for name in $(series_patches "$DATA_DIR/series"); do
+		[ -f "$DATA_DIR/patches/$name" ] ||
+			apply_fail "./series names $name, but patches/$name does not exist; restore it (git checkout) or fix ./series"
+		[ -n "$(topic_of "$name")" ] ||
+			apply_fail "$name is in no topic of tables/topics.table; add its row there"
+	done
+	s=$(series_file "$BRANCH")
+	[ -f "$s" ] || apply_fail "no series file backports/$BRANCH/series; restore it (git checkout)"
+	for name in $(series_patches "$s"); do
+		[ -f "$DATA_DIR/backports/$BRANCH/$name" ] ||
+			apply_fail "backports/$BRANCH/series names $name, but backports/$BRANCH/$name does not exist; restore it (git checkout) or run make regen BRANCH=$BRANCH"
+	done
+}
+
+# ---- one topic --------------------------------------------------------------
+# apply_push_topic SRCDIR PATCH...: journal, then quilt push of the patches
+# (taken from SRCDIR); on failure the topic is rolled back and the quilt
+# log is in $APPLY_RUN/push.log.  Returns 0 applied, 1 did not apply, 2 an
+# I/O error (its first line in $APPLY_RUN/io.err; no space, immutable, ...)
+apply_push_topic() {
+	local src=$1 files
+	shift
+	files=$(topic_files "$src" "$@")
+	# shellcheck disable=SC2086
+	if ! save_originals $files 2> "$APPLY_RUN/io.err" || ! state_snapshot $files 2>> "$APPLY_RUN/io.err" ||
+	   ! state_add_patches "$src" "$@" 2>> "$APPLY_RUN/io.err"; then
+		state_rollback_topic "$@" 2>> "$APPLY_RUN/io.err" || return 3
+		return 2
+	fi
+	if state_quilt push -a --fuzz=0 > "$APPLY_RUN/push.log" 2>&1; then
+		state_topic_done
+		return 0
+	fi
+	state_rollback_topic "$@" 2> "$APPLY_RUN/io.err" || return 3
+	if apply_out_of_space; then
+		echo "no space left on the file system of $TREE" > "$APPLY_RUN/io.err"
+		return 2
+	fi
+	if grep -qE 'Permission denied|Operation not permitted|Read-only file system' "$APPLY_RUN/push.log"; then
+		grep -m1 -E 'Permission denied|Operation not permitted|Read-only file system' "$APPLY_RUN/push.log" > "$APPLY_RUN/io.err"
+		return 2
+	fi
+	return 1
+}
+
+# apply_failed_patch PATCH... -> the patch quilt failed on (from push.log)
+apply_failed_patch() {
+	local name
+	name=$(sed -n 's/^Applying patch \(.*\)$/\1/p' "$APPLY_RUN/push.log" | tail -n1)
+	name=${name##*/}
+	printf '%s\n' "${name:-$1}"
+}
+
+# apply_save_rejects SRCDIR PATCH: rerun PATCH on a copy of its files (as
+# they are now) to keep its rejects in out/rejects/<tree>/<patch>/; prints
+# the dir
+apply_save_rejects() {
+	local dir=$OUT_DIR/rejects/$TREE_NAME/$2
+	patch_rejects "$1/$2" "$TREE" "$APPLY_RUN/rej" "$dir" > /dev/null
+	printf '%s\n' "$dir"
+}
+
+# apply_patch_dir BRANCH -> the directory the patches of BRANCH's series are
+# taken from: backports/BRANCH, or for --profile kabi a copy of it in which
+# every patch with a kABI variant (backports/BRANCH/kabi/) is that variant
+apply_patch_dir() {
+	local dir=$DATA_DIR/backports/$1 p
+	if [ "$PROFILE" = default ] || [ ! -d "$dir/kabi" ]; then
+		printf '%s\n' "$dir"
+		return 0
+	fi
+	if [ ! -d "$APPLY_RUN/kabi-$1" ]; then
+		mkdir -p "$APPLY_RUN/kabi-$1.tmp"
+		for p in "$dir"/*.patch "$dir"/kabi/*.patch; do
+			[ ! -f "$p" ] || cp "$p" "$APPLY_RUN/kabi-$1.tmp/" || apply_fail "cannot copy $p to $APPLY_RUN"
+		done
+		mv "$APPLY_RUN/kabi-$1.tmp" "$APPLY_RUN/kabi-$1"
+	fi
+	printf '%s\n' "$APPLY_RUN/kabi-$1"
+}
+
+# apply_kabi_variant BRANCH PATCH: --profile kabi and PATCH has a kABI variant
+apply_kabi_variant() {
+	[ "$PROFILE" = kabi ] && [ -f "$DATA_DIR/backports/$1/kabi/$2" ]
+}
+
+# apply_retarget BRANCH PATCH...: rebuild the patches for this tree
+# (retarget.sh) into out/<tree>/retarget/, which keeps its work files and
+# log; 0 if all of them could be
+apply_retarget() {
+	local branch=$1
+	shift
+	APPLY_RT=$OUT_DIR/$TREE_NAME.retarget
+	kit_use retarget
+	retarget_run --dest "$APPLY_RT" ${APPLY_VERIFY_ARGS[@]+"${APPLY_VERIFY_ARGS[@]}"} \
+		"$TREE" "$branch" "$@" > "$APPLY_RUN/retarget.log" 2>&1
+}
+
+# apply_land_topic TOPIC BRANCH PATCH...: the topic's patches from the
+# branch series, re-targeted if they do not apply; records each patch and
+# the topic.  0 landed, 1 not landed, 2 I/O error ($APPLY_RUN/io.err)
+apply_land_topic() {
+	local topic=$1 branch=$2 src rc=0 p q st failed rejdir why bad
+	shift 2
+	src=$(apply_patch_dir "$branch")
+	for p in "$@"; do
+		[ -f "$src/$p" ] ||
+			apply_fail "backports/$branch/$p is listed in the series but missing; restore it (git checkout) or run make regen BRANCH=$branch"
+		if ! bad=$(patch_is_wellformed "$src/$p"); then
+			for q in "$@"; do apply_record "$q" not-tried "not applied (topic $topic failed)"; done
+			apply_topic_record "$topic" failed "failed: ${src#"$DATA_DIR"/}/$p is not a well-formed patch ($bad); restore it (git checkout) or run make regen BRANCH=$branch"
+			return 1
+		fi
+	done
+	apply_push_topic "$src" "$@" || rc=$?
+	case $rc in
+	0)	for p in "$@"; do
+			if apply_kabi_variant "$branch" "$p"; then apply_record "$p" applied "applied (kABI variant)"; else apply_record "$p" applied "applied"; fi
+		done
+		apply_topic_record "$topic" applied "applied: $branch$([ "$PROFILE" = default ] || echo " ($PROFILE profile)")"
+		return 0 ;;
+	2|3)	return 2 ;;
+	esac
+	failed=$(apply_failed_patch "$1")
+	rejdir=$(apply_save_rejects "$src" "$failed")
+	for p in "$@"; do
+		apply_kabi_variant "$branch" "$p" || continue
+		for q in "$@"; do apply_record "$q" not-tried "not applied (topic $topic failed)"; done
+		apply_topic_record "$topic" failed "failed: $failed does not apply at fuzz 0 (rejects in $rejdir); not re-targeted: the topic has kABI variants (backports/$branch/kabi/) and the recipes rebuild the default form; apply it without PROFILE=kabi or port the variant"
+		return 1
+	done
+	progress "$topic: $failed does not apply at fuzz 0 to $TREE; re-targeting the topic from the semantic patches"
+	if apply_retarget "$branch" "$@"; then
+		rc=0
+		apply_push_topic "$APPLY_RT" "$@" || rc=$?
+		case $rc in
+		0)	for p in "$@"; do
+				st=$(result_get "$APPLY_RT/results.tsv" patch "$p" status)
+				case $st in
+				re-targeted|re-anchored) apply_record "$p" "$st" "$(result_get "$APPLY_RT/results.tsv" patch "$p" text) (out/$TREE_NAME/$p)" ;;
+				upstream) apply_record "$p" upstream "already upstream" ;;
+				*) apply_record "$p" applied "applied as-is" ;;
+				esac
+			done
+			apply_topic_record "$topic" applied "applied: $branch (re-targeted)"
+			return 0 ;;
+		2|3)	return 2 ;;
+		esac
+		why="the re-targeted patches do not apply: $(grep -E 'FAILED|does not apply' "$APPLY_RUN/push.log" | sed -n 1p)"
+	else
+		why=$(for p in "$@"; do
+			[ "$(result_get "$APPLY_RT/results.tsv" patch "$p" status)" = failed ] || continue
+			printf '%s: %s\n' "$p" "$(result_get "$APPLY_RT/results.tsv" patch "$p" text | sed -e 's/^failed: //' -e 's/; rejects in [^;]*$//')"
+		done | sed -n 1p)
+		[ -n "$why" ] || why="re-targeting failed: $(grep 'error:' "$APPLY_RUN/retarget.log" | tail -n1)"
+	fi
+	for p in "$@"; do
+		if [ "$(result_get "$APPLY_RT/results.tsv" patch "$p" status)" = failed ]; then
+			apply_record "$p" failed "$(result_get "$APPLY_RT/results.tsv" patch "$p" text)"
+		else
+			apply_record "$p" not-tried "not applied (topic $topic failed)"
+		fi
+	done
+	if [ -d "$APPLY_RT/rejects" ]; then
+		mkdir -p "$OUT_DIR/rejects/$TREE_NAME"
+		cp -a "$APPLY_RT/rejects/." "$OUT_DIR/rejects/$TREE_NAME/"
+	fi
+	apply_topic_record "$topic" failed "failed: $failed does not apply at fuzz 0 (rejects in $rejdir) and re-targeting failed: $why (work files and log: out/$TREE_NAME.retarget/)"
+	return 1
+}
+
+on_interrupt_apply() {
+	trap - INT TERM HUP
+	restore_originals || true
+	apply_fail "interrupted; $TREE restored"
+}
+
+# apply_publish: out/<tree-name>/ is the applied series as a quilt
+# directory, with the apply's records
+apply_publish() {
+	local dest=$OUT_DIR/$TREE_NAME p
+	[ -s "$STATE/series" ] || return 0
+	rm -rf "$dest.tmp"
+	mkdir -p "$dest.tmp"
+	{
+		printf '# applied to %s (Linux %s) by mm-backport-kit\n' "$TREE" "$(kernel_version "$TREE")"
+		cat "$STATE/series"
+	} > "$dest.tmp/series"
+	for p in $(series_patches "$STATE/series"); do
+		cp "$STATE/patches/$p" "$dest.tmp/$p"
+	done
+	cp "$STATE/records" "$dest.tmp/results.tsv"
+	rm -rf "$dest"
+	mv "$dest.tmp" "$dest"
+}
+
+# apply_missing -> for a tree already applied: the selected topics that are
+# not applied, "topic<TAB>why"
+apply_missing() {
+	local t st
+	for t in $APPLY_TOPICS; do
+		st=$(result_get "$STATE/records" topic "$t" status)
+		case $st in
+		applied|nothing-to-do) ;;
+		'') printf '%s\tnot selected when the tree was patched\n' "$t" ;;
+		*) printf '%s\t%s\n' "$t" "$(result_get "$STATE/records" topic "$t" text)" ;;
+		esac
+	done
+}
+
+apply_do_apply() {
+	local plan topic p v d patches files all_files=() problem missing
+	local landed=0 failed=0 rc
+	if state_is_applied; then
+		missing=$(apply_missing)
+		if [ -z "$missing" ]; then
+			info "$TREE: already applied ($(series_patches "$STATE/series" | wc -l) patches; topics: $(apply_topics_with applied "$STATE/records")); nothing to do"
+			return "$EXIT_NOTHING"
+		fi
+		apply_topic_lines "$STATE/records"
+		apply_say "$prog: $TREE: partial: already applied without $(cut -f1 <<< "$missing" | paste -sd' ') ($(cut -f2 <<< "$missing" | paste -sd';' | sed 's/;/; /g')); to retry them: make unapply KDIR=$TREE, fix the cause, make apply"
+		return "$EXIT_PARTIAL"
+	fi
+	apply_check_series
+	plan=$(plan_tree "$TREE") || exit
+	# what each topic needs; the source branch of the carried patches
+	declare -A CARRY=() SRC=()
+	while IFS=$'\t' read -r p v d; do
+		topic=$(topic_of "$p")
+		if ! grep -qxF "$topic" <<< "$APPLY_TOPICS"; then
+			apply_record "$p" not-selected "not selected (TOPICS=$(printf '%s' "$APPLY_TOPICS" | paste -sd,))"
+			continue
+		fi
+		case $v in
+		carry) CARRY[$topic]+="$p "; SRC[$topic]=$d ;;
+		upstream) apply_record "$p" upstream "already upstream: $d" ;;
+		n/a) apply_record "$p" n/a "not applicable: $d" ;;
+		*) apply_fail "plan: unknown decision '$v' for $p; report a kit bug" ;;
+		esac
+	done <<< "$plan"
+	for topic in $APPLY_TOPICS; do
+		[ -n "${CARRY[$topic]:-}" ] || continue
+		# shellcheck disable=SC2086
+		files=$(topic_files "$(apply_patch_dir "${SRC[$topic]}")" ${CARRY[$topic]})
+		for p in $files; do all_files+=("$p"); done
+	done
+	if [ ${#all_files[@]} -eq 0 ]; then
+		apply_report
+		info "$TREE: nothing to apply: every selected topic is already upstream or not applicable"
+		return "$EXIT_NOTHING"
+	fi
+	command -v quilt >/dev/null ||
+		apply_fail "quilt is not installed; install it (apt-get install quilt, or bin/deps as root)"
+	apply_require_writable "${all_files[@]}"
+	if [ "$FORCE" != 1 ]; then
+		p=$(apply_local_change "${all_files[@]}")
+		[ -z "$p" ] ||
+			apply_fail "$TREE/$p has local changes; commit or revert them first, or rerun with FORCE=1 to apply on top" "$EXIT_REFUSED"
+	fi
+	apply_require_space "${all_files[@]}"
+
+	trap on_interrupt_apply INT TERM HUP
+	state_begin apply 2> "$APPLY_RUN/io.err" ||
+		{ state_drop 2>/dev/null || true; apply_fail "cannot write the kit's state in $STATE ($(head -n1 "$APPLY_RUN/io.err")); the tree is unchanged"; }
+	printf '%s\n' "$PROFILE" | state_write profile
+	for topic in $APPLY_TOPICS; do
+		patches=${CARRY[$topic]:-}
+		if [ -z "$patches" ]; then
+			apply_topic_record "$topic" nothing-to-do "nothing to do: upstream or not applicable"
+			continue
+		fi
+		problem=
+		# shellcheck disable=SC2086
+		for p in $(topic_files "$(apply_patch_dir "${SRC[$topic]}")" $patches); do
+			problem=$(apply_file_problem "$(apply_patch_dir "${SRC[$topic]}")" "$patches" "$p")
+			[ -z "$problem" ] || break
+		done
+		if [ -n "$problem" ]; then
+			for p in $patches; do apply_record "$p" not-tried "not applied (topic $topic failed)"; done
+			apply_topic_record "$topic" failed "failed: $problem"
+			failed=$((failed + 1))
+		else
+			rc=0
+			# shellcheck disable=SC2086
+			apply_land_topic "$topic" "${SRC[$topic]}" $patches || rc=$?
+			case $rc in
+			0) landed=$((landed + 1)) ;;
+			1) failed=$((failed + 1)) ;;
+			*)	restore_originals || apply_fail "$(head -n1 "$APPLY_RUN/io.err") while applying $topic, and the roll-back failed too; rerun make apply or make unapply to finish it"
+				trap - INT TERM HUP
+				apply_fail "$(head -n1 "$APPLY_RUN/io.err") while applying $topic; the tree is unchanged; fix that and rerun" ;;
+			esac
+		fi
+		if [ $failed -gt 0 ] && [ "$STRICT" = 1 ]; then
+			break
+		fi
+	done
+	if [ $landed -eq 0 ] || { [ $failed -gt 0 ] && [ "$STRICT" = 1 ]; }; then
+		restore_originals || apply_fail "could not roll $TREE back; rerun make unapply to finish it (state: $STATE)"
+		trap - INT TERM HUP
+		apply_report
+		apply_fail "$(apply_failure_summary); the tree is unchanged"
+	fi
+	# commit: everything below is bookkeeping; the txn mark goes last
+	{ cp "$APPLY_RUN/records" "$STATE/records.tmp" && mv "$STATE/records.tmp" "$STATE/records" &&
+		state_write_manifest; } 2> "$APPLY_RUN/io.err" ||
+		{ restore_originals || true; apply_fail "could not record the kit's state in $STATE ($(head -n1 "$APPLY_RUN/io.err")); the tree is unchanged"; }
+	state_commit
+	trap - INT TERM HUP
+	apply_publish
+	apply_report
+	if [ $failed -gt 0 ]; then
+		info "$TREE: partial: applied topics $(apply_topics_with applied); failed: $(apply_topics_with failed) (the failed topics left no trace)"
+		return "$EXIT_PARTIAL"
+	fi
+	info "$TREE: applied $(series_patches "$STATE/series" | wc -l) patches (topics: $(apply_topics_with applied))"
+}
+
+# apply_failure_summary -> one line naming each failed topic and why
+apply_failure_summary() {
+	local t
+	for t in $(result_names "$APPLY_RUN/records" topic failed); do
+		printf '%s: %s\n' "$t" "$(result_get "$APPLY_RUN/records" topic "$t" text | sed 's/^failed: //')"
+	done | paste -sd';' | sed 's/;/; /g'
+}
+
+apply_do_unapply() {
+	local f problem
+	if ! state_is_applied; then
+		case ${APPLY_RECOVERED:-} in
+		apply) info "$TREE: restored to its state before the interrupted apply"; return 0 ;;
+		unapply) info "$TREE: kit series removed; tree restored"; return 0 ;;
+		esac
+		info "$TREE: kit series not applied; nothing to do"
+		return "$EXIT_NOTHING"
+	fi
+	problem=$(state_owner_problem)
+	[ -z "$problem" ] || apply_fail "$problem"
+	f=$(state_changed_file)
+	if [ -n "$f" ] && [ "$FORCE" != 1 ]; then
+		apply_fail "$TREE/$f changed after the series was applied; undo that change (the applied version is what quilt diff shows), or rerun with FORCE=1 to restore the original and lose it" "$EXIT_REFUSED"
+	fi
+	trap on_interrupt_unapply INT TERM HUP
+	state_begin unapply || apply_fail "cannot write in $STATE; nothing was changed"
+	restore_originals || apply_fail "could not restore every file of $TREE from $STATE/orig; rerun make unapply to finish"
+	trap - INT TERM HUP
+	info "$TREE: kit series removed; tree restored"
+}
+
+on_interrupt_unapply() {
+	trap - INT TERM HUP
+	restore_originals || true
+	apply_fail "interrupted; the unapply of $TREE was finished first"
+}
+
+apply_do_status() {
+	local p v d missing
+	if [ -n "$(state_tombstones)" ] || [ -f "$STATE/txn" ]; then
+		apply_say "interrupted $(state_txn) (run make apply or make unapply to recover)"
+		return "$EXIT_ERROR"
+	fi
+	if [ -n "$(state_problem)" ]; then
+		apply_say "stuck: $TREE was $(state_problem)"
+		return "$EXIT_ERROR"
+	fi
+	if state_is_applied; then
+		[ "$(applied_profile "$TREE")" = default ] || apply_say "profile $(applied_profile "$TREE")"
+		for p in $(series_patches "$DATA_DIR/series"); do
+			[ -z "$(result_get "$STATE/records" patch "$p" status)" ] ||
+				printf '%-64s %s\n' "$p" "$(result_get "$STATE/records" patch "$p" text)"
+		done
+		APPLY_ERR=1 apply_topic_lines "$STATE/records"
+		p=$(state_changed_file)
+		[ -z "$p" ] || printf 'warning: %s changed after the series was applied\n' "$p"
+		missing=$(apply_missing)
+		if [ -n "$missing" ]; then
+			printf 'partial: not applied: %s\n' "$(cut -f1 <<< "$missing" | paste -sd' ')"
+			return "$EXIT_PARTIAL"
+		fi
+		return 0
+	fi
+	while IFS=$'\t' read -r p v d; do
+		case $v in
+		carry) printf '%-64s not applied (from backports/%s)\n' "$p" "$d" ;;
+		upstream) printf '%-64s already upstream: %s\n' "$p" "$d" ;;
+		n/a) printf '%-64s not applicable: %s\n' "$p" "$d" ;;
+		esac
+	done < <(plan_tree "$TREE")
+	return "$EXIT_NOTHING"
+}
+
+# apply_run CMD TREE BRANCH [--topics LIST] [--profile default|kabi]
+#   [--strict] [--force] [--records FILE] [retarget.sh verify options]
+# CMD: apply, unapply or status.  TREE and BRANCH are resolved by the
+# command (trees.sh resolve_tree).  --records copies the apply's result
+# records to FILE.  (A subshell: its traps, locks and globals are its own.)
+apply_run() (
+	local cmd=$1 records_to='' topics='' rc=0 why
+	TREE=$2 BRANCH=$3
+	shift 3
+	STRICT=0 FORCE=0 PROFILE=default
+	APPLY_VERIFY_ARGS=()
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--topics) topics=${2-}; shift 2 ;;
+		--profile) PROFILE=${2-}; shift 2 ;;
+		--strict) STRICT=1; shift ;;
+		--force) FORCE=1; shift ;;
+		--records) records_to=${2-}; shift 2 ;;
+		--arch|--llvm|--kconfig|--verify) APPLY_VERIFY_ARGS+=("$1" "${2-}"); shift 2 ;;
+		*) usage_error "apply_run: unknown option '$1'" ;;
+		esac
+	done
+	exec {APPLY_ERR}>&2
+	case $PROFILE in default|kabi) ;; *) usage_error "unknown profile '$PROFILE'; set PROFILE= to default or kabi" ;; esac
+	APPLY_TOPICS=$(check_topics "${topics:-$(all_topics | paste -sd' ')}") || exit
+	state_init "$TREE"
+	TREE_NAME=$(tree_name "$TREE")
+	APPLY_RUN=$(mktemp -d "${TMPDIR:-/tmp}/mmbk-apply.XXXXXX")
+	trap 'rm -rf "$APPLY_RUN"' EXIT
+	: > "$APPLY_RUN/records"
+	if [ "$cmd" = status ]; then lock_tree "$TREE" shared; else lock_tree "$TREE"; fi
+	if [ "$cmd" != status ]; then
+		why=$(state_problem)
+		[ -z "$why" ] || apply_fail "$TREE was $why"
+		why=$(state_owner_problem)
+		[ -z "$why" ] || [ ! -f "$STATE/txn" ] || apply_fail "$why"
+		APPLY_RECOVERED=$(state_recover 2> "$APPLY_RUN/io.err") ||
+			apply_fail "could not recover $TREE from $STATE ($(head -n1 "$APPLY_RUN/io.err")); see the files left there"
+		case $APPLY_RECOVERED in
+		unapply) apply_say "$prog: $TREE: an earlier unapply was interrupted; finished it" ;;
+		apply) apply_say "$prog: $TREE: an earlier apply was interrupted; restored the tree from the kit's journal" ;;
+		esac
+	fi
+	if [ "$cmd" != unapply ] && ! tree_is_branch "$TREE"; then
+		apply_require_known_code
+	fi
+	case $cmd in
+	apply)   apply_do_apply || rc=$? ;;
+	unapply) apply_do_unapply || rc=$? ;;
+	status)  apply_do_status || rc=$? ;;
+	*) usage_error "unknown command '$cmd'; use apply, unapply or status" ;;
+	esac
+	if [ -n "$records_to" ]; then
+		cp "$APPLY_RUN/records" "$records_to"
+	fi
+	return $rc
+)
+
+# apply_require_known_code: a tree between the supported branches is
+# supported only if the code the kit changes is there (detect_tree does not
+# say unknown)
+apply_require_known_code() {
+	local unknown
+	unknown=$(detect_tree "$TREE" | awk -F'\t' '$2 == "unknown" && !n++ { print $3 }') || exit
+	[ -z "$unknown" ] ||
+		apply_fail "KDIR=$TREE is Linux $(kernel_version "$TREE"), an unsupported branch (${unknown%%: code not found} not found); supported branches: $SUPPORTED_BRANCHES" "$EXIT_USAGE"
+}

@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# worktree.sh - the kit's own source trees of a branch in the cache:
+#   unpatched        the pristine cached tree (never modified)
+#   patched          a copy with every topic of the branch series applied
+#   patched-kabi     the same in the kABI profile (the kABI variants of
+#                    backports/BRANCH/kabi/)
+#   without-<topic>  a copy with every topic but <topic> applied: the
+#                    baseline that proves <topic>'s tests fail without it
+#   scratch          the user's playground for make apply/unapply BRANCH=
+# A patched copy is remade only when what decides it changed (series,
+# patches, tables) or when asked (fresh).
+kit_use tables trees apply
+
+# worktree_stamp BRANCH KIND: hash of everything that decides a patched copy
+worktree_stamp() {
+	local f
+	{
+		cat "$(series_file "$1")"
+		# a branch may have no kABI variants: only the files that exist
+		for f in "$DATA_DIR"/backports/"$1"/*.patch "$DATA_DIR"/backports/"$1"/kabi/*.patch \
+			 "$TABLES_DIR/detect.table" "$TABLES_DIR/plan.table" "$TOPICS_TABLE"; do
+			[ ! -f "$f" ] || cat "$f"
+		done
+		printf '%s\n' "$2"
+	} | sha256sum | cut -c1-16
+}
+
+# worktree_topics KIND -> the topics a patched copy of that kind carries
+worktree_topics() {
+	case $1 in
+	patched|patched-kabi) all_topics | paste -sd, ;;
+	without-*)
+		is_topic "${1#without-}" ||
+			usage_error "unknown variant '$1'; topics: $(all_topics | paste -sd' ')"
+		all_topics | grep -vxF -- "${1#without-}" | paste -sd, ;;
+	esac
+}
+
+# worktree_records BRANCH KIND -> the apply records of a patched copy
+worktree_records() {
+	printf '%s.records\n' "$(variant_dir "$1" "$2")"
+}
+
+worktree_patched() {
+	local branch=$1 kind=$2 fresh=$3 dir s rc=0 topics profile=default
+	dir=$(variant_dir "$branch" "$kind")
+	s=$(worktree_stamp "$branch" "$kind")
+	topics=$(worktree_topics "$kind") || exit
+	[ "$kind" != patched-kabi ] || profile=kabi
+	mkdir -p "$(dirname "$dir")"
+	lock_tree "$(dirname "$dir")"
+	[ -z "$fresh" ] || rm -f "$dir.stamp"
+	if [ "$(cat "$dir.stamp" 2>/dev/null)" = "$s" ] && [ -f "$dir/Makefile" ]; then
+		return 0
+	fi
+	progress "worktree: $branch $kind copy (series $s)"
+	rm -f "$dir.stamp"
+	scratch_copy "$branch" "$dir"
+	apply_run apply "$dir" "$branch" --topics "$topics" --strict --profile "$profile" \
+		--records "$dir.records" >&2 || rc=$?
+	[ $rc -eq 0 ] || [ $rc -eq "$EXIT_NOTHING" ] ||
+		die "the $branch series does not apply to the kit's own $branch tree ($dir); run 'make regen BRANCH=$branch REGEN_CHECK=1' and check backports/$branch"
+	[ -f "$dir.records" ] || : > "$dir.records"
+	echo "$s" > "$dir.stamp"
+}
+
+# worktree BRANCH KIND [fresh] -> the path of the tree (made as needed)
+worktree() {
+	local branch=$1 kind=$2 dir
+	require_branch "$branch"
+	need_cache
+	case $kind in
+	unpatched)
+		dir=$(pristine_dir "$branch")
+		[ -f "$dir/Makefile" ] || die "no cached tree for $branch; run 'make tree BRANCH=$branch' first"
+		;;
+	patched|patched-kabi|without-*)
+		( worktree_patched "$branch" "$kind" "${3:-}" ) || exit
+		dir=$(variant_dir "$branch" "$kind")
+		;;
+	scratch)
+		# the user's playground for BRANCH=: made once, kept across runs
+		dir=$CACHE_DIR/work/$branch/scratch
+		[ -f "$dir/Makefile" ] || scratch_copy "$branch" "$dir" >&2
+		;;
+	*) usage_error "unknown kind '$kind'; use patched, patched-kabi, unpatched, without-<topic> or scratch" ;;
+	esac
+	printf '%s\n' "$dir"
+}
