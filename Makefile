@@ -1,94 +1,113 @@
 # SPDX-License-Identifier: GPL-2.0
-# mm-backport-kit - the only front door.  Every target is one script; this
-# file only maps make variables onto script arguments (quoted, so paths may
-# hold blanks; BRANCH= is passed on only when you give it).
+# mm-backport-kit - the only front door.  Every target is one command of
+# bin/; this file only maps make variables onto its arguments (quoted, so
+# paths may hold blanks; a variable is passed on only when you give it;
+# KDIR= relative to the directory you run make from).
 #
 #   make [demo]                 tree -> apply -> check on BRANCH (default: the table's default)
-#   make tree    BRANCH=b       fetch + extract the tree of branch b (Debian package or pinned tarball)
-#   make apply   KDIR=dir|BRANCH=b [TOPICS=t,..] [PROFILE=kabi] [STRICT=1] [FORCE=1]   apply, topic by topic (atomic each); PROFILE=kabi: the kABI variants (backports/b/kabi/)
+#   make tree    BRANCH=b [VARIANT=patched|without-<topic>]   fetch + extract the tree of branch b (its path; VARIANT: the kit's copy of that kind)
+#   make apply   KDIR=dir|BRANCH=b [TOPICS=t,..] [PROFILE=kabi] [STRICT=1] [FORCE=1] [ARCH=..] [LLVM=1] [KCONFIG=..] [VERIFY=strict]   apply, topic by topic (atomic each)
 #   make unapply KDIR=dir|BRANCH=b [FORCE=1]   take it out again (atomic)
 #   make status  KDIR=dir|BRANCH=b  per patch and per topic
-#   make check   KDIR=dir|BRANCH=b   checkpatch, W=1, sparse (new warnings only)
-#   make matrix  [BRANCHES="..."] [BOOT=1] [FULL=1]   FULL=1: every baseline and the PREEMPT_RT boots
-#   make regen   BRANCH=b [PROFILE=kabi]   rebuild backports/b (PROFILE=kabi: backports/b/kabi/) from cocci/ (REGEN_CHECK=1: diff only)
-#   make boot    BRANCH=b|KDIR=dir [PATCHED=1|0|VARIANT=without-<topic>] [PROFILE=kabi] [RT=1] [JUDGE=log]   RT=1: PREEMPT_RT kernel
-#   make abi     BRANCH=b|KDIR=dir [PROFILE=default|kabi|both] [TOPICS=t,..]   interface changes per topic (symbols, types, tracepoints): out/abi/<name>.md
+#   make check   KDIR=dir|BRANCH=b [ARCH=x86_64|arm64] [LLVM=1] [KCONFIG=defconfig|file]   checkpatch, W=1, sparse (new warnings only)
+#   make matrix  [BRANCHES="..."] [BOOT=1] [FULL=1] [ARCH=..] [LLVM=1]   FULL=1: every baseline, target and the PREEMPT_RT boots
+#   make regen   BRANCH=b [PROFILE=kabi] [REGEN_CHECK=1]   rebuild backports/b from cocci/ (REGEN_CHECK=1: diff only)
+#   make boot    BRANCH=b|KDIR=dir [PATCHED=1|0|VARIANT=without-<topic>] [PROFILE=kabi] [RT=1] [ARCH=..] [LLVM=1] [JUDGE=log]
+#   make abi     BRANCH=b|KDIR=dir [PROFILE=default|kabi|both] [TOPICS=t,..] [ARCH=..] [LLVM=1]   interface changes per topic: out/abi/<name>.md
 #   make export  BRANCH=b|KDIR=dir [FORMAT=quilt|mbox]   out/export/: quilt dir or git am mbox
-#   make coccicheck KDIR=dir [MODE=report|patch|context|org] [COCCI=cocci/x.cocci] [M=mm]   the kernel's coccicheck with the kit's macro file
-#   make lint                   patch header rules (scripts/header-rules.table) + checkpatch + shellcheck
+#   make coccicheck KDIR=dir|BRANCH=b [MODE=report|patch|context|org] [COCCI=cocci/x.cocci] [M=mm]
+#   make lint                   patch header rules (tables/header-rules.table) + checkpatch + shellcheck
 #   make test-fast              tests that need no kernel tree (< 1 min)
-#   make test    [FULL=1]       test-fast, unit tests, matrix with boots (FULL=1: also the full-tier unit tests, every baseline, the PREEMPT_RT boots)
-#   make bench   [BRANCH=b] [RESUME=1] [REPORT=1] [SAVE=1]  before/after benchmarks (all branches without BRANCH=): out/bench.{md,json,svg}; REPORT=1: only the report of the figures measured (tests/bench/results.tsv); SAVE=1: put the finished rounds measured into tests/bench/results.tsv
+#   make test    [FULL=1]       test-fast, unit tests, matrix with boots (FULL=1: the full tier)
+#   make bench   [BRANCH=b] [RESUME=1|REPORT=1|SAVE=1] [ROUNDS=n] [SCAN_MODES=fast,default] [ARCH=..] [LLVM=1]
 #   make bench-kit [BRANCH=b]   wall time of apply, check, matrix (cold/warm): out/bench-kit.{md,json}
+#   make ci-templates           regenerate templates/ from tables/branches.table
+#   make deps                   install what the kit needs (as root)
+# A command's exit status: 0 done, 2 nothing to do (make: success), 3
+# partial, 4 refused, 1 failed, 64 bad input; make shows it as "Error N"
+# (README "Exit codes"; bin/<command> returns it as is).
 
 SHELL    := /bin/bash
+B        := bin
 PATCHED  ?= 1
 FORMAT   ?= quilt
-S        := scripts
 
-# only what the user gave reaches the scripts, as arguments
-given       = $(filter command line environment,$(origin $(1)))
-BRANCH_ARG  = $(if $(call given,BRANCH),--branch "$(BRANCH)")
-KDIR_ARG    = $(if $(KDIR),--kdir "$(KDIR)")
-TREE_ARGS   = $(KDIR_ARG) $(BRANCH_ARG)
-APPLY_ARGS  = $(if $(TOPICS),--topics "$(TOPICS)") $(if $(PROFILE),--profile "$(PROFILE)") $(if $(filter 1,$(STRICT)),--strict) \
-              $(if $(filter 1,$(FORCE)),--force)
-BOOT_VARIANT = $(if $(VARIANT),$(VARIANT),$(if $(filter 0 no n false,$(PATCHED)),unpatched,patched$(if $(filter kabi,$(PROFILE)),-kabi)))
+# only what the user gave reaches the commands, as arguments
+given    = $(filter command line environment,$(origin $(1)))
+opt      = $(if $(call given,$(1)),$(2) "$($(1))")
+flag     = $(if $(filter 1,$($(1))),$(2))
+# the caller's directory: make -C moves, the environment's PWD does not
+FROM     = --from "$(if $(PWD),$(PWD),$(CURDIR))"
+TREE     = $(FROM) $(call opt,KDIR,--kdir) $(call opt,BRANCH,--branch)
+TARGET   = $(call opt,ARCH,--arch) $(call opt,LLVM,--llvm) $(call opt,KCONFIG,--kconfig)
+APPLY    = $(call opt,TOPICS,--topics) $(call opt,PROFILE,--profile) $(call flag,STRICT,--strict) \
+           $(call flag,FORCE,--force) $(call opt,VERIFY,--verify)
+VARIANT_ = $(if $(VARIANT),$(VARIANT),$(if $(filter 0 no n false,$(PATCHED)),unpatched,patched$(if $(filter kabi,$(PROFILE)),-kabi)))
+# 2 (nothing to do) is a success for make; every other status fails it
+OK2      = || { rc=$$?; [ $$rc -eq 2 ] || exit $$rc; }
 
-.PHONY: abi coccicheck all demo tree apply unapply status check matrix regen boot export test test-fast lint clean help bench bench-kit
+.PHONY: all demo tree apply unapply status check matrix regen boot abi export coccicheck \
+        lint test test-fast bench bench-kit ci-templates deps help clean
 
 all: demo
 
 demo:
-	@$(S)/demo.sh $(BRANCH_ARG)
+	@$(B)/demo $(call opt,BRANCH,--branch)
 
 tree:
-	@$(S)/tree.sh $(if $(BRANCH),"$(BRANCH)")
+	@$(B)/tree $(call opt,BRANCH,--branch) $(call opt,VARIANT,--variant)
 
 apply:
-	@$(S)/apply.sh apply $(TREE_ARGS) $(APPLY_ARGS) || [ $$? -eq 2 ]
+	@$(B)/apply $(TREE) $(APPLY) $(TARGET) $(OK2)
 
 unapply:
-	@$(S)/apply.sh unapply $(TREE_ARGS) $(if $(filter 1,$(FORCE)),--force) || [ $$? -eq 2 ]
+	@$(B)/unapply $(TREE) $(call flag,FORCE,--force) $(OK2)
 
 status:
-	@$(S)/apply.sh status $(TREE_ARGS)
+	@$(B)/status $(TREE)
 
 check:
-	@$(S)/check.sh $(TREE_ARGS)
+	@$(B)/check $(TREE) $(TARGET)
 
 matrix:
-	@$(S)/matrix.sh $(if $(filter 1,$(BOOT)),--boot) $(if $(filter 1,$(FULL)),--full) $(BRANCHES)
+	@$(B)/matrix $(call flag,BOOT,--boot) $(call flag,FULL,--full) $(TARGET) $(BRANCHES)
 
 regen:
-	@$(S)/regen.sh $(if $(REGEN_CHECK),--check) $(if $(PROFILE),--profile "$(PROFILE)") "$(BRANCH)"
+	@$(B)/regen $(call opt,BRANCH,--branch) $(call opt,PROFILE,--profile) $(if $(REGEN_CHECK),--check)
 
 boot:
-	@$(S)/boot.sh $(TREE_ARGS) --variant $(BOOT_VARIANT) $(if $(filter 1,$(RT)),--profile rt) $(if $(JUDGE),--judge "$(JUDGE)")
+	@$(B)/boot $(TREE) $(TARGET) --variant $(VARIANT_) $(if $(filter 1,$(RT)),--profile rt) $(call opt,JUDGE,--judge)
 
 abi:
-	@$(S)/abi.sh $(TREE_ARGS) $(if $(PROFILE),--profile "$(PROFILE)") $(if $(TOPICS),--topics "$(TOPICS)")
+	@$(B)/abi $(TREE) $(TARGET) $(call opt,PROFILE,--profile) $(call opt,TOPICS,--topics)
 
 export:
-	@$(S)/export.sh $(TREE_ARGS) --format "$(FORMAT)"
+	@$(B)/export $(TREE) --format "$(FORMAT)"
 
 coccicheck:
-	@$(S)/coccicheck.sh $(if $(M),-M "$(M)") "$(KDIR)" "$(if $(MODE),$(MODE),report)" $(if $(COCCI),"$(abspath $(COCCI))")
+	@$(B)/coccicheck $(TREE) $(call opt,M,-M) $(call opt,MODE,--mode) $(if $(COCCI),"$(COCCI)")
 
 lint:
-	@$(S)/lint.sh
+	@$(B)/lint
 
 test-fast:
-	@tests/run.sh --fast
+	@$(B)/test --fast
 
 test:
-	@tests/run.sh $(if $(filter 1,$(FULL)),--full) $(if $(filter 0,$(BOOT)),--no-boot)
+	@$(B)/test $(call flag,FULL,--full) $(if $(filter 0,$(BOOT)),--no-boot)
 
 bench:
-	@$(S)/bench.sh $(if $(filter 1,$(RESUME)),--resume,$(if $(filter 1,$(REPORT)),--report,$(if $(filter 1,$(SAVE)),--save))) $(if $(call given,BRANCH),"$(BRANCH)")
+	@$(B)/bench $(if $(filter 1,$(RESUME)),--resume,$(if $(filter 1,$(REPORT)),--report,$(if $(filter 1,$(SAVE)),--save))) \
+		$(call opt,ROUNDS,--rounds) $(call opt,SCAN_MODES,--scan-modes) $(call opt,BRANCH,--branch) $(TARGET)
 
 bench-kit:
-	@$(S)/bench-kit.sh $(if $(call given,BRANCH),"$(BRANCH)")
+	@$(B)/bench-kit $(if $(call given,BRANCH),"$(BRANCH)")
+
+ci-templates:
+	@$(B)/ci-templates
+
+deps:
+	@$(B)/deps
 
 help:
 	@sed -n 's/^#   //p' Makefile

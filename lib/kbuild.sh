@@ -340,9 +340,9 @@ kbuild() {
 }
 
 # kb_objects SRC OBJ PROFILE LOG OBJECT...: compile single objects (each
-# removed first, so it is compiled); 0 when all built, else 1 with LOG
-# holding make's output.  An object the config does not build is skipped
-# by make itself ("No rule to make target" only for files that do not exist)
+# removed first, so it is compiled; make arguments such as W=1 may come
+# first); 0 when all built, 1 when make failed, 2 when the configuration
+# could not be made; LOG holds the output
 kb_objects() {
 	local src=$1 obj=$2 profile=$3 log=$4 o lockfd rc=0
 	shift 4
@@ -351,8 +351,8 @@ kb_objects() {
 	flock "$lockfd"
 	need_cache
 	mkdir -p "$CACHE_DIR/ccache"
-	( kb_config "$src" "$obj" "$profile" ) > "$log" 2>&1 || { exec {lockfd}>&-; return 1; }
-	for o in "$@"; do rm -f "$obj/$o"; done
+	( kb_config "$src" "$obj" "$profile" ) > "$log" 2>&1 || { exec {lockfd}>&-; return 2; }
+	for o in "$@"; do case $o in *.o) rm -f "$obj/$o" ;; esac; done
 	CCACHE_DIR=$CACHE_DIR/ccache CCACHE_BASEDIR=$CACHE_DIR CCACHE_NOHASHDIR=1 \
 		kb_make "$src" "$obj" "$log.make" -j"$(( $(nproc) + 1 ))" "$@" || rc=1
 	cat "$log.make" >> "$log"

@@ -14,6 +14,8 @@
 #   seconds  a number, or -
 #   text     the human text (for a patch: the apply report's phrase; for a
 #            case: its diagnostics, the reason last); \n \t \\ escaped
+kit_use tables trees
+
 RESULT_STATUSES="applied re-targeted re-anchored upstream n/a not-selected failed not-tried nothing-to-do pass fail skip xfail error"
 
 # result FILE KIND STEP BRANCH NAME STATUS TOPIC SECONDS TEXT: append a record
@@ -67,4 +69,16 @@ result_ok() {
 	failed|not-tried|fail|error) return 1 ;;
 	*) return 0 ;;
 	esac
+}
+
+# kunit_dir -> tools/testing/kunit of the newest cached tree that has the
+# kernel's KTAP parser (the kit reads and writes KTAP with it), or a
+# one-line error
+kunit_dir() {
+	local b d
+	for b in $(printf '%s\n' $SUPPORTED_BRANCHES | tac); do
+		d=$(pristine_dir "$b")/tools/testing/kunit
+		[ -f "$d/kunit_parser.py" ] && [ -f "$d/kunit_printer.py" ] && { printf '%s\n' "$d"; return 0; }
+	done
+	die "no cached tree has tools/testing/kunit/kunit_parser.py; run 'make tree BRANCH=$NEWEST_BRANCH'"
 }

@@ -23,7 +23,7 @@
 # tombstone the next command removes.  Every step is a rename or a file
 # published by rename, so a SIGKILL anywhere is recovered by the next
 # command (tests/unit/t-killpoints.sh kills at every state_point).
-kit_use tables
+kit_use tables trees
 
 STATE_NAME=.mm-backport-kit
 
@@ -320,4 +320,18 @@ state_changed_file() {
 			return
 		fi
 	done < "$STATE/manifest"
+}
+
+# original_copy TREE DEST [clean]: a hard-link copy (trees.sh link_copy) of
+# TREE without the series: no kit state, every file the series changed is
+# its original ("clean": no VCS data and in-tree configuration either)
+original_copy() {
+	local f orig
+	link_copy "$1" "$2" "${3:-}"
+	rm -rf "${2:?}/$STATE_NAME"
+	while read -r f; do
+		rm -f "$2/$f"
+		orig=$(original_of "$1" "$f")
+		[ -z "$orig" ] || cp -a "$orig" "$2/$f" || die "could not restore $f in $2"
+	done < <(applied_files "$1")
 }

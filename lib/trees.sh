@@ -184,10 +184,12 @@ scratch_copy() {
 	link_copy "$src" "$dest"
 }
 
-# link_copy SRC DEST: DEST becomes a hard-link copy of the tree SRC in which
-# every file the kit may change is a private writable copy (same mtime);
-# every other file shares its inode with SRC, so it must never be written
-# in place (builds use O=).  The one way the kit copies a tree.
+# link_copy SRC DEST [clean]: DEST becomes a hard-link copy of the tree SRC
+# in which every file the kit may change is a private writable copy (same
+# mtime); every other file shares its inode with SRC, so it is SRC's
+# current content and must never be written in place (builds use O=).
+# "clean": without the kit's state, VCS data and an in-tree configuration
+# (a build copy of a user's tree).  The one way the kit copies a tree.
 link_copy() {
 	local src=$1 dest=$2 f
 	# the tree itself, not a symlink to it: cp -al of a symlink copies the
@@ -199,6 +201,11 @@ link_copy() {
 	# mount) is copied in full
 	cp -al "$src" "$dest.tmp" 2>/dev/null || { rm -rf "$dest.tmp"; cp -a "$src" "$dest.tmp"; } ||
 		die "could not copy $src to $dest.tmp (free space in $(dirname "$dest")?)"
+	if [ "${3:-}" = clean ]; then
+		rm -rf "$dest.tmp/.mm-backport-kit" "$dest.tmp"/.mm-backport-kit.gone-* "$dest.tmp/.git" \
+			"$dest.tmp/.config" "$dest.tmp/include/config" "$dest.tmp/include/generated" \
+			"$dest.tmp"/arch/*/include/generated
+	fi
 	while read -r f; do
 		[ -f "$dest.tmp/$f" ] || continue
 		cp "$src/$f" "$dest.tmp/$f.kit-copy" &&

@@ -9,15 +9,15 @@
 # .res equals its input checks that the step leaves that shape alone.
 #
 # usage: tests/cocci/run.sh [PATTERN]   (only cases whose name contains PATTERN)
-# Output is KTAP; the exit status is 1 if any case fails.
+# Every case is a result record (lib/results.sh); the output is the KTAP
+# document the kit's one writer makes of them; the exit status is 1 if any
+# case fails.
 set -euo pipefail
 
-# shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/../../scripts/lib.sh"
-
+# shellcheck source=lib/kit.sh
+. "$(dirname "$0")/../../lib/kit.sh"
 # SPATCH, COCCI_DIR and SPATCH_OPTS: the ones make regen and re-targeting use
-# shellcheck source=scripts/regen-lib.sh
-. "$KIT_DIR/scripts/regen-lib.sh"
+kit_use recipes results
 TESTS=$KIT_DIR/tests/cocci
 pattern=${1:-}
 
@@ -48,7 +48,8 @@ for res in "$TESTS"/*.res "$TESTS"/text/*.res; do
 	results+=("$res")
 done
 
-printf 'KTAP version 1\n1..%d\n' "${#cases[@]}"
+records=$tmp/records.tsv
+: > "$records"
 n=0
 failed=0
 for i in "${!cases[@]}"; do
@@ -69,14 +70,14 @@ for i in "${!cases[@]}"; do
 		;;
 	esac
 	if [ ! -f "$step" ]; then
-		printf 'not ok %d %s # no step %s\n' "$n" "$label" "${step#"$KIT_DIR"/}"
+		result "$records" case cocci - "$label" fail - - "no step ${step#"$KIT_DIR"/}"
 		failed=1
 		continue
 	fi
 	case $step in
 	*.cocci)
 		if ! command -v "$SPATCH" >/dev/null; then
-			printf 'ok %d %s # SKIP spatch not installed\n' "$n" "$label"
+			result "$records" case cocci - "$label" skip - - "spatch not installed"
 			continue
 		fi
 		# a private .c copy, rewritten in place (-o refuses to write
@@ -86,8 +87,7 @@ for i in "${!cases[@]}"; do
 		# shellcheck disable=SC2086
 		if ! "$SPATCH" $SPATCH_OPTS --sp-file "$step" --in-place "$out" \
 			>"$tmp/$n.log" 2>&1; then
-			printf 'not ok %d %s # spatch failed\n' "$n" "$label"
-			sed 's/^/# /' "$tmp/$n.log"
+			result "$records" case cocci - "$label" fail - - "$(cat "$tmp/$n.log")"$'\n'"spatch failed"
 			failed=1
 			continue
 		fi
@@ -97,11 +97,12 @@ for i in "${!cases[@]}"; do
 		;;
 	esac
 	if cmp -s "$res" "$out"; then
-		printf 'ok %d %s\n' "$n" "$label"
+		result "$records" case cocci - "$label" pass
 	else
-		printf 'not ok %d %s\n' "$n" "$label"
-		diff -u --label expected --label got "$res" "$out" | sed 's/^/# /'
+		result "$records" case cocci - "$label" fail - - \
+			"$(diff -u --label expected --label got "$res" "$out")"$'\n'"the result is not ${res#"$KIT_DIR"/}"
 		failed=1
 	fi
 done
+kit_py results ktap "$records" --title "semantic patch and textual edit cases" --summary cocci
 exit $failed

@@ -3,8 +3,9 @@
 # lib.sh - helpers for the kit's unit tests (sourced by tests/unit/harness.sh,
 # which runs every test in its own `bash -euo pipefail` process).
 
-# shellcheck source=scripts/lib.sh
-. "$KIT_DIR/scripts/lib.sh"
+# shellcheck source=lib/kit.sh
+. "$KIT_DIR/lib/kit.sh"
+kit_use tables trees state results
 prog=unit
 
 T=$UNIT_SCRATCH		# scratch trees of this run (made by run.sh)
@@ -51,11 +52,11 @@ fresh() {
 }
 
 # probed_files -> the files the kit's code-based decisions read
-# (scripts/plan.table, backports/detect.table)
+# (tables/plan.table, tables/detect.table)
 probed_files() {
 	{
-		table_rows "$KIT_DIR/scripts/plan.table" | awk -F'\t' '$3 ~ /\// { print $3 }'
-		table_rows "$DATA_DIR/backports/detect.table" | awk -F'\t' '$2 ~ /\// { print $2 }'
+		table_rows "$TABLES_DIR/plan.table" | awk -F'\t' '$3 ~ /\// { print $3 }'
+		table_rows "$TABLES_DIR/detect.table" | awk -F'\t' '$2 ~ /\// { print $2 }'
 	} | sort -u
 }
 
@@ -125,8 +126,19 @@ expect_out() {
 }
 
 # need_kunit_parser: skip unless a cached tree has the kernel's KTAP parser
-# (scripts/ktap.py reads KTAP with it)
+# (mmbk ktap reads KTAP with it); KUNIT is its directory
 need_kunit_parser() {
-	[ -n "$CACHE_DIR" ] && compgen -G "$CACHE_DIR/trees/*/linux/tools/testing/kunit/kunit_parser.py" >/dev/null ||
-		skip "no cached tree has tools/testing/kunit/kunit_parser.py (make tree BRANCH=7.2)"
+	[ -n "$CACHE_DIR" ] && KUNIT=$( (kunit_dir) 2>/dev/null ) ||
+		skip "no cached tree has tools/testing/kunit/kunit_parser.py (make tree BRANCH=$NEWEST_BRANCH)"
+}
+
+# kit CMD ARGS...: a command of the kit's bin/ (as make runs it)
+kit() {
+	"$KIT_DIR/bin/$1" "${@:2}"
+}
+
+# in_kit MODULE FUNCTION ARGS...: a library entry point, in a subshell of
+# this test (as the commands call them)
+in_kit() {
+	( kit_use "$1" && "${@:2}" )
 }

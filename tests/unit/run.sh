@@ -1,32 +1,40 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# run.sh [--tier fast|tree|all] [--full] [--dir DIR] [FILTER] - run the
-# kit's unit tests: every test_* function of DIR/t-*.sh (default:
+# run.sh [--tier fast|tree|all] [--full] [--dir DIR] [--records FILE] [FILTER]
+# - run the kit's unit tests: every test_* function of DIR/t-*.sh (default:
 # tests/unit), each in its own `bash -euo pipefail` process
 # (tests/unit/harness.sh), so that a failing command anywhere in a test
 # fails it.  A file's tier is its "# tier: fast" line (no kernel tree
 # needed), "# tier: full" (tree tests that only `make test FULL=1` runs:
 # --full, or --tier all) or else "tree".
-# Output is KTAP: diagnostics (the test's time; the last lines of a failed
-# test) directly before its result line.  Exit code 4 from a test means SKIP (its last line says why).
+# Every test's result is a record (lib/results.sh; FILE keeps them); the
+# KTAP document on stdout is written from them by the kit's one KTAP writer:
+# diagnostics (the test's time; the last lines of a failed test) directly
+# before its result line.  A line per finished test goes to stderr.  Exit
+# code 4 from a test means SKIP (its last line says why).
 set -euo pipefail
 KIT_DIR=$(cd "$(dirname "$0")/../.." && pwd)
 export KIT_DIR
+# shellcheck source=lib/kit.sh
+. "$KIT_DIR/lib/kit.sh"
+kit_use results
 
 tier=all
 full=0
 dir=$KIT_DIR/tests/unit
 filter=
+records=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tier) tier=${2:-}; shift 2 ;;
 	--full) full=1; shift ;;
 	--dir) dir=$(cd "${2:-}" && pwd); shift 2 ;;
-	-*) echo "usage: run.sh [--tier fast|tree|all] [--full] [--dir DIR] [FILTER]" >&2; exit 2 ;;
+	--records) records=${2:-}; shift 2 ;;
+	-*) usage_error "usage: run.sh [--tier fast|tree|all] [--full] [--dir DIR] [--records FILE] [FILTER]" ;;
 	*) filter=$1; shift ;;
 	esac
 done
-case $tier in fast|tree|all) ;; *) echo "run.sh: error: unknown tier '$tier'; use fast, tree or all" >&2; exit 2 ;; esac
+case $tier in fast|tree|all) ;; *) usage_error "unknown tier '$tier'; use fast, tree or all" ;; esac
 
 # file_tier FILE -> fast|full|tree
 file_tier() {
@@ -55,7 +63,6 @@ done
 
 # every run gets its own scratch area, so that runs never see each other's
 # trees; without a cache (fast tier) it is a plain temporary directory
-CACHE_DIR=$(. "$KIT_DIR/scripts/lib.sh" && echo "$CACHE_DIR")
 if [ -n "$CACHE_DIR" ] && [ "$tier" != fast ]; then
 	mkdir -p "$CACHE_DIR/work"
 	UNIT_SCRATCH=$(mktemp -d "$CACHE_DIR/work/unit.XXXXXX")
@@ -70,10 +77,9 @@ mkdir -p "$LOGS"
 # of their seal
 trap 'find "$UNIT_SCRATCH" -type d ! -perm -u+w -exec chmod u+w {} + 2>/dev/null; rm -rf "$UNIT_SCRATCH"' EXIT
 
-echo "KTAP version 1"
-echo "# unit tests ($tier tier) from ${dir#"$KIT_DIR"/}"
-echo "1..${#tests[@]}"
-n=0 pass=0 failed=0 skipped=0
+RECORDS=${records:-$LOGS/records.tsv}
+: > "$RECORDS"
+n=0 failed=0
 for entry in "${tests[@]}"; do
 	f=${entry%%:*} t=${entry#*:}
 	n=$((n + 1))
@@ -82,17 +88,18 @@ for entry in "${tests[@]}"; do
 	rc=0
 	t0=$(date +%s)
 	bash "$KIT_DIR/tests/unit/harness.sh" "$f" "$t" > "$log" 2>&1 < /dev/null || rc=$?
-	echo "# $name: $(( $(date +%s) - t0 )) s"
+	secs=$(( $(date +%s) - t0 ))
 	if [ $rc -eq 0 ]; then
-		pass=$((pass + 1)); echo "ok $n $name"
+		result "$RECORDS" case unit unit "$name" pass - "$secs" "$name: $secs s"
 	elif [ $rc -eq 4 ]; then
-		skipped=$((skipped + 1)); echo "ok $n $name # SKIP $(tail -n1 "$log" | sed 's/^# //')"
+		result "$RECORDS" case unit unit "$name" skip - "$secs" "$name: $secs s"$'\n'"$(tail -n1 "$log" | sed 's/^# //')"
 	else
 		failed=$((failed + 1))
-		tail -n 15 "$log" | sed -e 's/^# //' -e 's/^/# /'
-		echo "# $name: exit code $rc"
-		echo "not ok $n $name"
+		result "$RECORDS" case unit unit "$name" fail - "$secs" \
+			"$name: $secs s"$'\n'"$(tail -n 15 "$log" | sed -e 's/^# //')"$'\n'"$name: exit code $rc"
 	fi
+	printf '[%s] unit %d/%d %s: %s\n' "$(date +%H:%M:%S)" "$n" "${#tests[@]}" "$name" \
+		"$(result_get "$RECORDS" case "$name" status)" >&2
 done
-echo "# unit: $pass passed, $failed failed, $skipped skipped"
+kit_py results ktap "$RECORDS" --title "unit tests ($tier tier) from ${dir#"$KIT_DIR"/}" --summary unit
 [ $failed -eq 0 ]

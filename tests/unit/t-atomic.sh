@@ -3,7 +3,6 @@
 # second apply is a no-op, an apply killed half way (SIGKILL) is rolled back
 # by the next command, and topics land independently.
 
-APPLY=$KIT_DIR/scripts/apply.sh
 
 test_apply_unapply_roundtrip() {
 	local d sum b n=0
@@ -11,11 +10,11 @@ test_apply_unapply_roundtrip() {
 		[ -f "$(series_file "$b")" ] || continue
 		d=$(mini "$b" "roundtrip-$b")
 		sum=$(tree_sum "$d")
-		run_kit "$APPLY" apply "$d"
+		run_kit "$KIT_DIR/bin/apply" --kdir "$d"
 		[ "$RC" -eq 0 ] || [ "$RC" -eq 2 ] || fail "apply $b: exit $RC" "$OUT"
 		if [ "$RC" -eq 0 ]; then
 			[ "$(tree_sum "$d")" != "$sum" ] || fail "apply $b changed nothing"
-			run_kit "$APPLY" unapply "$d"
+			run_kit "$KIT_DIR/bin/unapply" --kdir "$d"
 			expect_rc 0 "unapply $b"
 		fi
 		expect_sum "$d" "$sum" "apply + unapply on $b"
@@ -27,10 +26,10 @@ test_apply_unapply_roundtrip() {
 test_apply_twice_is_noop() {
 	local d sum
 	d=$(mini 6.1 twice)
-	run_kit "$APPLY" apply "$d"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d"
 	expect_rc 0 "first apply"
 	sum=$(tree_sum "$d")
-	run_kit "$APPLY" apply "$d"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d"
 	expect_rc 2 "second apply"
 	expect_out 'already applied \([0-9]+ patches; topics: ' "second apply"
 	expect_sum "$d" "$sum" "second apply"
@@ -58,7 +57,7 @@ killing_quilt() {
 apply_killed() {	# apply_killed DIR: run apply in its own process group, killed
 	local bin
 	bin=$(killing_quilt)
-	( PATH=$bin:$PATH setsid "$APPLY" apply "$1" >/dev/null 2>&1 < /dev/null || true ) 2>/dev/null
+	( PATH=$bin:$PATH setsid "$KIT_DIR/bin/apply" --kdir "$1" >/dev/null 2>&1 < /dev/null || true ) 2>/dev/null
 }
 
 test_sigkill_then_unapply_restores() {
@@ -68,7 +67,7 @@ test_sigkill_then_unapply_restores() {
 	apply_killed "$d"
 	[ -f "$d/.mm-backport-kit/txn" ] || fail "no transaction left by the killed apply"
 	[ "$(tree_sum "$d")" != "$sum" ] || fail "the kill came before any change: test is void"
-	run_kit "$APPLY" unapply "$d"
+	run_kit "$KIT_DIR/bin/unapply" --kdir "$d"
 	expect_rc 0 "unapply after SIGKILL"
 	expect_out 'an earlier apply was interrupted; restoring' "recovery message"
 	expect_sum "$d" "$sum" "unapply after SIGKILL"
@@ -77,12 +76,12 @@ test_sigkill_then_unapply_restores() {
 test_sigkill_then_apply_completes() {
 	local d ref f
 	ref=$(mini 5.10 sigkill-ref)
-	run_kit "$APPLY" apply "$ref"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$ref"
 	expect_rc 0 "reference apply"
 	d=$(mini 5.10 sigkill-apply)
 	apply_killed "$d"
 	[ -f "$d/.mm-backport-kit/txn" ] || fail "no transaction left by the killed apply"
-	run_kit "$APPLY" apply "$d"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d"
 	expect_rc 0 "apply after SIGKILL"
 	for f in $(kit_touched_files); do
 		[ -e "$ref/$f" ] || continue
@@ -117,17 +116,17 @@ test_independent_topics() {
 	sed -i 's/\bbreak_ksm(vma, addr)/vendor_break_ksm(vma, addr)/' "$d/mm/ksm.c"
 	sed -i '/^static int break_ksm(/,/^}/{s/follow_page(/vendor_follow_page(/}' "$d/mm/ksm.c"
 	sum=$(tree_sum "$d")
-	FORCE=1 run_kit "$APPLY" apply --force "$d"
+	FORCE=1 run_kit "$KIT_DIR/bin/apply" --force --kdir "$d"
 	expect_rc 3 "apply with a ksm.c the ksm topic cannot take"
 	expect_out '^topic ksm-break-ksm +failed: ' "ksm topic failed"
 	expect_out '^topic khugepaged-ro-collapse +applied' "ro-collapse applied"
 	expect_out '^topic khugepaged-mmap-lock +applied' "mmap-lock applied"
 	grep -q 'partial: applied topics khugepaged-ro-collapse khugepaged-mmap-lock; failed: ksm-break-ksm' <<< "$(tail -n1 <<< "$OUT")" ||
 		fail "last line does not say partial" "$OUT"
-	run_kit "$APPLY" unapply "$d"
+	run_kit "$KIT_DIR/bin/unapply" --kdir "$d"
 	expect_rc 0 "unapply"
 	expect_sum "$d" "$sum" "partial apply + unapply"
-	run_kit "$APPLY" apply --force --strict "$d"
+	run_kit "$KIT_DIR/bin/apply" --force --strict --kdir "$d"
 	expect_rc 1 "strict apply"
 	expect_sum "$d" "$sum" "strict apply"
 }
@@ -149,15 +148,15 @@ test_kabi_profile_roundtrip() {
 		grep -q 'kABI: unused since 62b98015d988' "$d/mm/khugepaged.c" || fail "$b: the kABI placeholder comment is missing"
 		grep -q 'EM( SCAN_PAGE_RO,' "$d/include/trace/events/huge_memory.h" || fail "$b: the trace status table lost SCAN_PAGE_RO"
 		grep -q 'bool writable' "$d/include/trace/events/huge_memory.h" || fail "$b: the trace events lost their writable field"
-		run_kit "$APPLY" status "$d"
+		run_kit "$KIT_DIR/bin/status" --kdir "$d"
 		expect_out '^profile kabi$' "$b: status names the profile"
-		run_kit "$APPLY" unapply "$d"
+		run_kit "$KIT_DIR/bin/unapply" --kdir "$d"
 		expect_rc 0 "unapply $b"
 		expect_sum "$d" "$sum" "kabi apply + unapply on $b"
 		n=$((n + 1))
 	done
 	[ $n -ge 5 ] || fail "only $n branches have kABI variants"
-	run_kit "$APPLY" apply "$d" --profile frozen
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d" --profile frozen
 	expect_one_line_error "unknown profile 'frozen'; set PROFILE= to default or kabi"
 	expect_sum "$d" "$sum" "bad profile"
 }

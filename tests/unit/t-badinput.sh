@@ -2,15 +2,14 @@
 # Bad input: every case gets one "error:" line naming the problem and the fix,
 # and the tree is left exactly as it was.
 
-APPLY=$KIT_DIR/scripts/apply.sh
 
 test_no_tree_given() {
-	run_kit "$APPLY" apply --kdir ""
+	run_kit "$KIT_DIR/bin/apply" --kdir --kdir ""
 	expect_one_line_error 'no tree given; set KDIR='
 }
 
 test_missing_kdir() {
-	run_kit "$APPLY" apply /nonexistent/linux
+	run_kit "$KIT_DIR/bin/apply" --kdir /nonexistent/linux
 	expect_one_line_error 'KDIR=/nonexistent/linux does not exist'
 }
 
@@ -18,7 +17,7 @@ test_not_a_kernel_tree() {
 	local d=$T/not-a-tree sum
 	rm -rf "$d"; mkdir -p "$d/mm"; echo 'all:' > "$d/Makefile"
 	sum=$(tree_sum "$d")
-	run_kit "$APPLY" apply "$d"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d"
 	expect_one_line_error 'is not a kernel source tree'
 	expect_sum "$d" "$sum" "not a kernel tree"
 }
@@ -29,7 +28,7 @@ test_unsupported_version() {
 	printf 'VERSION = 4\nPATCHLEVEL = 19\nSUBLEVEL = 325\nEXTRAVERSION =\n' > "$d/Makefile"
 	touch "$d/mm/khugepaged.c" "$d/mm/ksm.c"
 	sum=$(tree_sum "$d")
-	run_kit "$APPLY" apply "$d"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d"
 	expect_one_line_error "Linux 4.19.325, an unsupported branch; supported branches: $SUPPORTED_BRANCHES"
 	expect_sum "$d" "$sum" "unsupported version"
 }
@@ -48,7 +47,7 @@ test_conflicting_local_change() {
 	sed -i 's/if (unlikely(!writable)) {/if (unlikely(!writable \&\& !vendor_ro_ok(vma))) {/' "$d/mm/khugepaged.c"
 	grep -q vendor_ro_ok "$d/mm/khugepaged.c" || fail "test setup: pattern not found"
 	sum=$(tree_sum "$d")
-	run_kit "$APPLY" apply --force --strict "$d"
+	run_kit "$KIT_DIR/bin/apply" --force --strict --kdir "$d"
 	expect_rc 1 "strict apply"
 	grep -qE 'error: khugepaged-ro-collapse: 0002-.*does not apply at fuzz 0 \(rejects in .*/rejects/conflict/0002-[^)]*\) and re-targeting failed: .*; the tree is unchanged' <<< "$(tail -n1 <<< "$OUT")" ||
 		fail "no error naming the failing patch" "$OUT"
@@ -62,12 +61,12 @@ test_dirty_tree_refused() {
 	d=$(mini 6.1 dirty)
 	echo '/* vendor: local note */' >> "$d/mm/ksm.c"
 	sum=$(tree_sum "$d")
-	run_kit "$APPLY" apply "$d"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d"
 	expect_one_line_error "mm/ksm.c has local changes; commit or revert them first, or rerun with FORCE=1"
 	expect_sum "$d" "$sum" "refused apply"
-	run_kit "$APPLY" apply --force "$d"
+	run_kit "$KIT_DIR/bin/apply" --force --kdir "$d"
 	expect_rc 0 "FORCE=1 apply"
-	run_kit "$APPLY" unapply "$d"
+	run_kit "$KIT_DIR/bin/unapply" --kdir "$d"
 	expect_rc 0 "unapply"
 	expect_sum "$d" "$sum" "FORCE=1 apply + unapply"
 }
@@ -78,7 +77,7 @@ test_dirty_git_tree_refused() {
 	git_tree "$d"
 	echo '/* wip */' >> "$d/mm/khugepaged.c"
 	sum=$(tree_sum "$d")
-	run_kit "$APPLY" apply "$d"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d"
 	expect_one_line_error "mm/khugepaged.c has local changes"
 	expect_sum "$d" "$sum" "git tree"
 }
@@ -88,7 +87,7 @@ test_read_only_tree() {
 	d=$(mini 5.10 readonly)
 	chmod a-w "$d/mm/khugepaged.c" "$d/mm"
 	sum=$(tree_sum "$d")
-	run_kit "$APPLY" apply "$d"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d"
 	chmod u+w "$d/mm" "$d/mm/khugepaged.c"
 	expect_one_line_error "is read-only; make the tree writable \(chmod -R u\+w\) or apply to a copy"
 	chmod a-w "$d/mm/khugepaged.c" "$d/mm"
@@ -105,13 +104,13 @@ test_read_only_mount() {
 	cp -a "$(mini 6.1 ro-src)" "$d"
 	mount -o remount,ro "$m" || { umount "$m"; skip "cannot remount read-only here"; }
 	sum=$(tree_sum "$d")
-	run_kit "$APPLY" apply "$d"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d"
 	expect_one_line_error "is on a read-only file system; remount it read-write or apply to a copy"
 	expect_sum "$d" "$sum" "read-only mount"
 	umount "$m"
 }
 
 test_boot_build_only_with_no_build() {
-	run_kit "$KIT_DIR/scripts/boot.sh" --branch 6.12 --build-only --no-build
-	expect_one_line_error -- '--build-only and --no-build exclude each other; usage: boot.sh'
+	run_kit "$KIT_DIR/bin/boot" --branch 6.12 --build-only --no-build
+	expect_one_line_error -- '--build-only and --no-build exclude each other'
 }

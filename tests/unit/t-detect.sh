@@ -1,11 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Already-upstream detection works on the code, not on patch text.
 
-DETECT=$KIT_DIR/scripts/detect.sh
-
 # detected BRANCH-TREE NAME-PREFIX -> present|absent|unknown
 detected() {
-	"$DETECT" "$1" | awk -v p="$2" 'index($1, p) == 1 { print $2 }'
+	in_kit plan detect_tree "$1" | awk -F'\t' -v p="$2" 'index($1, p) == 1 { print $2 }'
 }
 
 test_detect_per_branch() {
@@ -146,19 +144,19 @@ test_plan_from_the_code() {
 	local d out
 	d=$(fresh 7.2 plan-71)
 	sed "s/^PATCHLEVEL = .*/PATCHLEVEL = 1/" "$d/Makefile" > "$d/Makefile.new" && mv -f "$d/Makefile.new" "$d/Makefile"
-	out=$("$KIT_DIR/scripts/plan.sh" "$d") || fail "plan.sh on 7.1 failed: $out"
-	[ "$(printf '%s\n' "$out" | awk '{ print $1 }')" = "$(series_patches "$KIT_DIR/series")" ] ||
-		fail "plan.sh does not list ./series in order:" "$out"
-	printf '%s\n' "$out" | grep -qE '^0004-[^ ]+ carry 7\.2$' || fail "7.1: 0004 not carried from 7.2" "$out"
-	printf '%s\n' "$out" | grep -qE '^0001-[^ ]+ upstream mm/ksm.c:[0-9]+ has ' || fail "7.1: 0001 not upstream with evidence" "$out"
-	out=$("$KIT_DIR/scripts/plan.sh" "$(pristine_dir 6.12)")
-	printf '%s\n' "$out" | grep -qE '^0004-[^ ]+ n/a struct khugepaged_mm_slot is still defined .*\(mm/khugepaged.c:[0-9]+\)$' ||
+	out=$(in_kit plan plan_tree "$d") || fail "plan_tree on 7.1 failed: $out"
+	[ "$(printf '%s\n' "$out" | cut -f1)" = "$(series_patches "$KIT_DIR/series")" ] ||
+		fail "plan_tree does not list ./series in order:" "$out"
+	printf '%s\n' "$out" | grep -qE $'^0004-[^\t]+\tcarry\t7\\.2$' || fail "7.1: 0004 not carried from 7.2" "$out"
+	printf '%s\n' "$out" | grep -qE $'^0001-[^\t]+\tupstream\tmm/ksm.c:[0-9]+ has ' || fail "7.1: 0001 not upstream with evidence" "$out"
+	out=$(in_kit plan plan_tree "$(pristine_dir 6.12)")
+	printf '%s\n' "$out" | grep -qE $'^0004-[^\t]+\tn/a\tstruct khugepaged_mm_slot is still defined .*\\(mm/khugepaged.c:[0-9]+\\)$' ||
 		fail "6.12: 0004 not n/a with file:line" "$out"
-	out=$("$KIT_DIR/scripts/plan.sh" "$(pristine_dir 5.10)")
-	printf '%s\n' "$out" | grep -qE '^0007-[^ ]+ n/a .*kernel/bpf/task_iter.c has no task_vma_seq_get_next\(\)' ||
+	out=$(in_kit plan plan_tree "$(pristine_dir 5.10)")
+	printf '%s\n' "$out" | grep -qE $'^0007-[^\t]+\tn/a\t.*kernel/bpf/task_iter.c has no task_vma_seq_get_next\\(\\)' ||
 		fail "5.10: 0007 not n/a for the missing iterator" "$out"
-	printf '%s\n' "$out" | grep -qE '^0006-[^ ]+ carry 5\.10$' || fail "5.10: 0006 not carried from 5.10" "$out"
-	printf '%s\n' "$out" | grep -qE '^0008-[^ ]+ carry 5\.10$' || fail "5.10: 0008 not carried from 5.10" "$out"
+	printf '%s\n' "$out" | grep -qE $'^0006-[^\t]+\tcarry\t5\\.10$' || fail "5.10: 0006 not carried from 5.10" "$out"
+	printf '%s\n' "$out" | grep -qE $'^0008-[^\t]+\tcarry\t5\\.10$' || fail "5.10: 0008 not carried from 5.10" "$out"
 }
 
 # the cached tree of a branch may be a newer point release than the one its
@@ -181,8 +179,8 @@ test_plan_when_the_backports_apply_with_offsets() {
 		fail "test setup: offset in the cached khugepaged.c"
 	d=$(fresh 6.12 plan-offset)
 	echo '/* vendor */' >> "$d/mm/khugepaged.c"
-	out=$(MMBK_CACHE=$c "$KIT_DIR/scripts/plan.sh" "$d") || fail "plan.sh failed: $out"
-	printf '%s\n' "$out" | grep -qE '^0005-[^ ]+ carry 6\.12$' || fail "0005 not carried from 6.12" "$out"
-	printf '%s\n' "$out" | grep -qE '^0008-[^ ]+ carry 6\.12$' || fail "0008 not carried from 6.12" "$out"
+	out=$(MMBK_CACHE=$c bash -c '. "$1/lib/kit.sh"; kit_use plan; plan_tree "$2"' - "$KIT_DIR" "$d") || fail "plan_tree failed: $out"
+	printf '%s\n' "$out" | grep -qE $'^0005-[^\t]+\tcarry\t6\\.12$' || fail "0005 not carried from 6.12" "$out"
+	printf '%s\n' "$out" | grep -qE $'^0008-[^\t]+\tcarry\t6\\.12$' || fail "0008 not carried from 6.12" "$out"
 }
 

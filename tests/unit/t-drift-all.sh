@@ -2,7 +2,7 @@
 # tier: full
 # The drift cases t-drift.sh leaves to make test FULL=1: with those, every
 # branch of backports/branches.table meets every drift class of
-# tests/vendor/drift.table (expectations: tests/vendor/drift.expect).
+# tables/drift.table (expectations: tables/drift-expect.table).
 
 # shellcheck source=tests/unit/t-drift.sh
 . "$KIT_DIR/tests/unit/t-drift.sh"

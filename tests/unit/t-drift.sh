@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # Re-targeting on drifted trees: for every branch and drift class of
-# tests/vendor/drift.table, a plain quilt push of the branch series at fuzz
-# 0 fails, scripts/retarget.sh lands what it can (re-targeted, compiled,
+# tables/drift.table, a plain quilt push of the branch series at fuzz
+# 0 fails, lib/retarget.sh lands what it can (re-targeted, compiled,
 # the clean change once the drift is taken out) and fails cleanly on the
-# rest, as tests/vendor/drift.expect says. Plus the Android GKI 6.1
+# rest, as tables/drift-expect.table says. Plus the Android GKI 6.1
 # rwsem.c of tests/vendor (see its README).
 
 CASE=$KIT_DIR/tests/vendor/drift-case.sh
-EXPECT=$KIT_DIR/tests/vendor/drift.expect
+EXPECT=$KIT_DIR/tables/drift-expect.table
 
 # drift_case BRANCH CLASS: run the case, compare the statuses with drift.expect
 drift_case() {
@@ -17,7 +17,7 @@ drift_case() {
 	got=$(printf '%s\n' "$OUT" | sed -n 's/^\([0-9]\{4\}\)-[^ ]* \(.*\) [0-9]*s$/\1 \2/p')
 	want=$(awk -F'\t' -v b="$b" -v c="$c" '$1 == b && $2 == c { print $3 " " $4 }' "$EXPECT")
 	[ -n "$want" ] || fail "no rows for $b $c in $EXPECT"
-	[ "$got" = "$want" ] || fail "$b $c: statuses differ from tests/vendor/drift.expect:" \
+	[ "$got" = "$want" ] || fail "$b $c: statuses differ from tables/drift-expect.table:" \
 		"$(diff <(printf '%s\n' "$want") <(printf '%s\n' "$got"))" "$OUT"
 }
 
@@ -49,8 +49,8 @@ test_android_gki_6_1_rwsem() {
 	if patch -d "$d" -p1 -F0 --dry-run -s < "$KIT_DIR"/backports/6.1/0006-*.patch >/dev/null 2>&1; then
 		fail "the 6.1 backport of 0006 applies to Android's rwsem.c: the fixture is void"
 	fi
-	run_kit "$KIT_DIR/scripts/retarget.sh" --no-compile "$d" 6.1 0006-locking-rwsem-add-down_read-_killable-_nosteal.patch
-	expect_rc 0 "retarget.sh on Android's rwsem.c"
+	run_kit in_kit retarget retarget_run --no-compile "$d" 6.1 0006-locking-rwsem-add-down_read-_killable-_nosteal.patch
+	expect_rc 0 "retarget_run on Android's rwsem.c"
 	printf '%s\n' "$OUT" | grep -qE '^0006-[^ ]+ +re-targeted from cocci$' || fail "0006 not re-targeted from cocci" "$OUT"
 	want=$(sed -n "\|^diff --git a/$f|,\|^diff --git|p" "$KIT_DIR"/backports/6.1/0006-*.patch | lines_of)
 	got=$(sed -n "\|^diff --git a/$f|,\|^diff --git|p" "$OUT_DIR"/android-6.1/0006-*.patch | lines_of)
@@ -70,7 +70,7 @@ test_android_gki_6_1_rwsem() {
 # OURS (the target); ra_merge runs it into $T/ra.out, status in RC
 ra_merge() {
 	rm -f "$T/ra.out"
-	run_kit "$KIT_DIR/scripts/reanchor.py" merge "$T/ra.base" "$T/ra.theirs" "$T/ra.ours" -o "$T/ra.out"
+	run_kit kit_py reanchor merge "$T/ra.base" "$T/ra.theirs" "$T/ra.ours" -o "$T/ra.out"
 }
 
 ra_base() {

@@ -3,7 +3,7 @@
 # cover letter with the tree's true base) that git am takes onto a git
 # checkout of the branch's tree and quilt pushes onto the tree.
 
-EXPORT=$KIT_DIR/scripts/export.sh
+EXPORT=$KIT_DIR/bin/export
 
 # git_checkout BRANCH DIR: a git repository holding the top Makefile and the
 # files the branch series touches, from the pristine tree, committed

@@ -5,16 +5,18 @@
 # created file goes away again, a SIGKILL half way is rolled back, and
 # unapply restores the tree byte for byte.
 
-APPLY=$KIT_DIR/scripts/apply.sh
 
 # synth_kit DIR: a kit with three topics for branch 9.9
 synth_kit() {
 	local k=$1
 	mkdir -p "$k/patches" "$k/backports/9.9"
 	printf '%s\n' 0001-ksm.patch 0002-hp.patch 0003-bad.patch > "$k/series"
-	printf '9.9 deb sid:linux-source-9.9 - - no default\n' > "$k/backports/branches.table"
-	printf '%s\n' 'alpha 0001-ksm.patch' 'beta 0002-hp.patch' 'gamma 0003-bad.patch' > "$k/backports/topics.table"
-	: > "$k/backports/detect.table"
+	mkdir -p "$k/tables"
+	# the kit's own rules (plan, recipes, header rules), its own data
+	cp "$KIT_DIR"/tables/plan.table "$KIT_DIR"/tables/recipes.table "$KIT_DIR"/tables/header-rules.table "$k/tables/"
+	printf '9.9 deb sid:linux-source-9.9 - - no default\n' > "$k/tables/branches.table"
+	printf '%s\n' 'alpha 0001-ksm.patch' 'beta 0002-hp.patch' 'gamma 0003-bad.patch' > "$k/tables/topics.table"
+	: > "$k/tables/detect.table"
 	cat > "$k/backports/9.9/0001-ksm.patch" <<-'P'
 	From 0000000000000000000000000000000000000001 Mon Sep 17 00:00:00 2001
 	Subject: [PATCH] ksm
@@ -75,9 +77,12 @@ synth_tree() {
 	chmod 640 "$1/mm/ksm.c"
 }
 
-# synth_apply ARGS...: apply.sh on the synthetic kit, without any cache
+# synth_apply CMD [OPTION...] TREE: make CMD (bin/CMD) on the synthetic
+# kit, without any cache
 synth_apply() {
-	MMBK_DATA=$T/kit run_kit env -u HOME -u XDG_CACHE_HOME -u MMBK_CACHE "$APPLY" "$@"
+	local cmd=$1 tree=${!#}
+	MMBK_DATA=$T/kit run_kit env -u HOME -u XDG_CACHE_HOME -u MMBK_CACHE "$KIT_DIR/bin/$cmd" \
+		"${@:2:$#-2}" --kdir "$tree"
 }
 
 test_topics_journal() {
@@ -126,7 +131,7 @@ test_killed_between_topics() {
 	exec $(command -v quilt) "\$@"
 	EOT
 	chmod +x "$bin/quilt"
-	( PATH=$bin:$PATH MMBK_DATA=$T/kit setsid "$APPLY" apply "$d" >/dev/null 2>&1 < /dev/null || true ) 2>/dev/null
+	( PATH=$bin:$PATH MMBK_DATA=$T/kit setsid "$KIT_DIR/bin/apply" --kdir "$d" >/dev/null 2>&1 < /dev/null || true ) 2>/dev/null
 	grep -qx 'int b2;' "$d/mm/ksm.c" || fail "test void: the kill came before the first topic landed"
 	synth_apply status "$d"
 	expect_out '^interrupted apply' "status"

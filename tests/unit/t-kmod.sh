@@ -53,6 +53,6 @@ test_kmod_refuses_tree_without_symvers() {
 	local d=$T/prepared-only
 	mkdir -p "$d/include/config"
 	echo 6.12.117 > "$d/include/config/kernel.release"
-	run_kit "$KIT_DIR/scripts/kmod.sh" "$d"
-	expect_one_line_error "has no Module.symvers .*; build it: scripts/kbuild.sh SRC .* bzImage modules"
+	run_kit in_kit guest guest_module "$d"
+	expect_one_line_error "has no Module.symvers .*; build the kernel and its modules first"
 }

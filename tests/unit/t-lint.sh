@@ -2,7 +2,7 @@
 # The table-driven header checker: clean on the kit's patches, and a broken
 # header gives a "file:line: message" line.
 
-LINT=$KIT_DIR/scripts/lint.sh
+LINT=$KIT_DIR/bin/lint
 
 # broken NAME SED: a copy of backports/6.1/NAME edited by SED, in $T/lint
 broken() {
@@ -63,7 +63,7 @@ test_strict_check_reported() {
 # every checkpatch waiver of the table names a type and gives its reason
 test_waivers_have_reasons() {
 	local bad
-	bad=$(grep -v '^#' "$KIT_DIR/scripts/header-rules.table" | tr -s '\t' |
+	bad=$(header_rules |
 		awk -F'\t' '$3 == "checkpatch-waive" && ($4 !~ /^[A-Z_]+$/ || length($5) < 20) { print $1 }')
 	[ -z "$bad" ] || fail "waivers without a type or a reason: $bad"
 }

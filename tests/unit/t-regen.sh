@@ -4,11 +4,11 @@
 test_regen_matches_committed() {
 	local b
 	for b in $SUPPORTED_BRANCHES; do
-		run_kit "$KIT_DIR/scripts/regen.sh" --check "$b"
+		run_kit "$KIT_DIR/bin/regen" --check --branch "$b"
 		expect_rc 0 "regen --check $b"
 		# the kABI variants too (the patches after them must apply as they are)
 		[ -d "$KIT_DIR/backports/$b/kabi" ] || continue
-		run_kit "$KIT_DIR/scripts/regen.sh" --check --profile kabi "$b"
+		run_kit "$KIT_DIR/bin/regen" --check --profile kabi --branch "$b"
 		expect_rc 0 "regen --check --profile kabi $b"
 		expect_out 'kabi|1 regenerated' "regen --check --profile kabi $b"
 	done
@@ -22,7 +22,7 @@ test_regen_checks_kabi_variant() {
 	rm -rf "$k/out" "$k/.git"
 	sed -i 's/kept so SCAN_\* keep their values/kept for no reason/' \
 		"$k/backports/6.1/kabi/0003-mm-drop-all-references-of-writable-and-SCAN_PAGE_RO.patch"
-	run_kit "$k/scripts/regen.sh" --check --profile kabi 6.1
+	run_kit "$k/bin/regen" --check --profile kabi --branch 6.1
 	expect_rc 1 "regen --check of a changed kABI variant"
 	expect_out 'backports/6.1/kabi/0003-[^:]*: differs' "regen names the variant"
 }
@@ -38,41 +38,41 @@ test_regen_checks_hand_written() {
 	local k
 	k=$(kit_copy kit-copy)
 	sed -i 's/so queue behind it\./so queue behind it!/' "$k/cocci/text/rwsem-slowpath-comment.sed"
-	run_kit "$k/scripts/regen.sh" --check 6.12
+	run_kit "$k/bin/regen" --check --branch 6.12
 	expect_rc 1 "regen --check with a broken recipe"
-	printf '%s\n' "$OUT" | grep -q '^backports/6.12/0006-.*: its recipe (cocci/recipes) does not reproduce it in kernel/locking/rwsem.c$' ||
+	printf '%s\n' "$OUT" | grep -q '^backports/6.12/0006-.*: its recipe (tables/recipes.table) does not reproduce it in kernel/locking/rwsem.c$' ||
 		fail "no reproduction failure for 0006" "$OUT"
 }
 
 # the semantic patches run through the kernel's own "make coccicheck" in
-# each of its four modes (scripts/coccicheck.sh passes the kit's macro
+# each of its four modes (lib/coccicheck.sh passes the kit's macro
 # file through SPFLAGS): patch mode gives a diff that applies and carries
 # the change, report/org name the three places, context marks them
 test_coccicheck_modes() {
 	local d cocci=$KIT_DIR/cocci/khugepaged-no-scan-page-ro.cocci
 	d=$(fresh 6.12 coccicheck)
-	run_kit "$KIT_DIR/scripts/coccicheck.sh" -M mm "$d" patch "$cocci"
+	run_kit "$KIT_DIR/bin/coccicheck" --kdir "$d" -M mm --mode patch "$cocci"
 	expect_rc 0 "coccicheck MODE=patch"
 	printf '%s\n' "$OUT" | sed -n '/^diff -u -p a\/mm\/khugepaged.c/,$p' > "$T/cc.patch"
 	[ -s "$T/cc.patch" ] || fail "no diff from MODE=patch" "$OUT"
 	patch -d "$d" -p1 -F0 -s < "$T/cc.patch" || fail "the MODE=patch diff does not apply"
-	run_kit "$KIT_DIR/scripts/detect.sh" "$d"
+	run_kit in_kit plan detect_tree "$d"
 	printf '%s\n' "$OUT" | grep -q '^0002-[^ ]* present' || fail "MODE=patch result lacks 0002" "$OUT"
 	d=$(fresh 6.12 coccicheck)
-	run_kit "$KIT_DIR/scripts/coccicheck.sh" -M mm "$d" report "$cocci"
+	run_kit "$KIT_DIR/bin/coccicheck" --kdir "$d" -M mm --mode report "$cocci"
 	expect_rc 0 "coccicheck MODE=report"
 	[ "$(printf '%s\n' "$OUT" | grep -cE '^mm/khugepaged.c:[0-9]+:[0-9]+-[0-9]+: SCAN_PAGE_RO is still produced or handled')" -eq 3 ] ||
 		fail "MODE=report: not 3 reports" "$OUT"
-	run_kit "$KIT_DIR/scripts/coccicheck.sh" -M mm "$d" org "$cocci"
+	run_kit "$KIT_DIR/bin/coccicheck" --kdir "$d" -M mm --mode org "$cocci"
 	expect_rc 0 "coccicheck MODE=org"
 	[ "$(printf '%s\n' "$OUT" | grep -c '^\* TODO \[\[view:mm/khugepaged.c::face=ovl-face1::linb=[0-9]*::')" -eq 3 ] ||
 		fail "MODE=org: not 3 TODO lines" "$OUT"
-	run_kit "$KIT_DIR/scripts/coccicheck.sh" -M mm "$d" context "$cocci"
+	run_kit "$KIT_DIR/bin/coccicheck" --kdir "$d" -M mm --mode context "$cocci"
 	expect_rc 0 "coccicheck MODE=context"
 	printf '%s\n' "$OUT" | grep -q '^-		result = SCAN_PAGE_RO;$' || fail "MODE=context does not mark the test" "$OUT"
 	# the macro file reaches spatch: show_smaps_rollup() (`} for_each_vma(vmi,
 	# vma);`) parses only with it
-	run_kit "$KIT_DIR/scripts/coccicheck.sh" -M fs/proc "$d" report "$KIT_DIR/cocci/mmap-read-lock-nosteal.cocci"
+	run_kit "$KIT_DIR/bin/coccicheck" --kdir "$d" -M fs/proc --mode report "$KIT_DIR/cocci/mmap-read-lock-nosteal.cocci"
 	printf '%s\n' "$OUT" | grep -q '^fs/proc/task_mmu.c:[0-9]*:[0-9-]*: mmap read lock retaken after contention' ||
 		fail "show_smaps_rollup() not reported through the wrapper" "$OUT"
 	run_kit make -s -C "$d" coccicheck MODE=report COCCI="$KIT_DIR/cocci/mmap-read-lock-nosteal.cocci" M=fs/proc J=1

@@ -5,13 +5,12 @@
 # contradicting KDIR/BRANCH.  Every case ends with the tree intact (hashed:
 # content, type, mode, symlink target) and one clear line.
 
-APPLY=$KIT_DIR/scripts/apply.sh
 
 # applied_ref BRANCH -> a mini tree of BRANCH with the whole series applied
 applied_ref() {
 	local d
 	d=$(mini "$1" "ref-$1")
-	"$APPLY" apply "$d" >/dev/null 2>&1 || fail "reference apply on $1 failed"
+	"$KIT_DIR/bin/apply" --kdir "$d" >/dev/null 2>&1 || fail "reference apply on $1 failed"
 	printf '%s\n' "$d"
 }
 
@@ -33,12 +32,11 @@ fake_bin() {
 	printf '%s\n' "$bin"
 }
 
-# run_killed BIN ARGS...: run apply.sh with BIN first in PATH, in its own
-# process group (so a fake tool can kill the whole command)
+# run_killed BIN CMD TREE: run make CMD (bin/CMD) on TREE with BIN first in
+# PATH, in its own process group (so a fake tool can kill the whole command)
 run_killed() {
-	local bin=$1
-	shift
-	( PATH=$bin:$PATH setsid "$APPLY" "$@" >/dev/null 2>&1 < /dev/null || true ) 2>/dev/null
+	local bin=$1 cmd=$2 tree=$3
+	( PATH=$bin:$PATH setsid "$KIT_DIR/bin/$cmd" --kdir "$tree" >/dev/null 2>&1 < /dev/null || true ) 2>/dev/null
 }
 
 test_concurrent_applies() {
@@ -48,17 +46,17 @@ test_concurrent_applies() {
 		d=$(mini 6.1 "concurrent-$off")
 		sum=$(tree_sum "$d")
 		out1=$T/c1.out out2=$T/c2.out
-		"$APPLY" apply "$d" > "$out1" 2>&1 &
+		"$KIT_DIR/bin/apply" --kdir "$d" > "$out1" 2>&1 &
 		pid=$!
 		sleep "$off"
 		rc2=0
-		"$APPLY" apply "$d" > "$out2" 2>&1 || rc2=$?
+		"$KIT_DIR/bin/apply" --kdir "$d" > "$out2" 2>&1 || rc2=$?
 		rc1=0
 		wait "$pid" || rc1=$?
 		[ "$rc1:$rc2" = 0:2 ] || [ "$rc1:$rc2" = 2:0 ] ||
 			fail "offset $off: exit codes $rc1 and $rc2, expected one 0 and one 2" "$(cat "$out1" "$out2")"
 		same_files "$ref" "$d"
-		"$APPLY" unapply "$d" > "$out1" 2>&1 || fail "offset $off: unapply failed: $(cat "$out1")"
+		"$KIT_DIR/bin/unapply" --kdir "$d" > "$out1" 2>&1 || fail "offset $off: unapply failed: $(cat "$out1")"
 		expect_sum "$d" "$sum" "offset $off: two applies and an unapply"
 	done
 }
@@ -104,30 +102,30 @@ test_edit_then_unapply() {
 	local d sum sum_applied
 	d=$(mini 6.1 edit-unapply)
 	sum=$(tree_sum "$d")
-	run_kit "$APPLY" apply "$d"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d"
 	expect_rc 0 "apply"
 	cp "$d/mm/ksm.c" "$T/ksm.applied"
 	echo '/* local edit */' >> "$d/mm/ksm.c"
 	sum_applied=$(tree_sum "$d")
-	run_kit "$APPLY" unapply "$d"
+	run_kit "$KIT_DIR/bin/unapply" --kdir "$d"
 	expect_one_line_error "mm/ksm.c changed after the series was applied; undo that change .* or rerun with FORCE=1"
 	expect_sum "$d" "$sum_applied" "refused unapply"
-	run_kit "$APPLY" status "$d"
+	run_kit "$KIT_DIR/bin/status" --kdir "$d"
 	expect_out '^warning: mm/ksm.c changed after the series was applied' "status"
-	run_kit "$APPLY" apply "$d"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d"
 	expect_rc 2 "apply on the applied tree"
 	expect_out 'already applied' "apply on the applied tree"
-	run_kit "$APPLY" unapply --force "$d"
+	run_kit "$KIT_DIR/bin/unapply" --force --kdir "$d"
 	expect_rc 0 "unapply --force"
 	expect_sum "$d" "$sum" "unapply --force after an edit"
 	# and without FORCE once the edit is undone
-	run_kit "$APPLY" apply "$d"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d"
 	expect_rc 0 "second apply"
 	rm "$d/mm/ksm.c"
-	run_kit "$APPLY" unapply "$d"
+	run_kit "$KIT_DIR/bin/unapply" --kdir "$d"
 	expect_one_line_error "mm/ksm.c changed after the series was applied"
 	cp "$T/ksm.applied" "$d/mm/ksm.c"
-	run_kit "$APPLY" unapply "$d"
+	run_kit "$KIT_DIR/bin/unapply" --kdir "$d"
 	expect_rc 0 "unapply with the edit undone"
 	expect_sum "$d" "$sum" "unapply after undoing the edit"
 }
@@ -168,7 +166,7 @@ test_full_disk() {
 		cp -a "$(mini 6.1 fs-src)/." "$d/"
 		fill "$m" "$left"
 		sum=$(tree_sum "$d")
-		run_kit "$APPLY" apply "$d"
+		run_kit "$KIT_DIR/bin/apply" --kdir "$d"
 		expect_one_line_error "(not enough free space on the file system of .* \(need [0-9]+ KiB, [0-9]+ KiB free\)|no space left on the file system of .*); .*rerun"
 		expect_sum "$d" "$sum" "apply with ${left} KiB free"
 	done
@@ -182,7 +180,7 @@ test_full_disk() {
 		bin=$(fake_bin quilt "if [ \"\$1\" = push ]; then free=\$(df -Pk . | awk 'NR == 2 { print \$4 }'); dd if=/dev/zero of=$m/.filler bs=1k count=\$((free - $left)) status=none 2>/dev/null; fi
 exec $(command -v quilt) \"\$@\"")
 		rc=0
-		OUT=$(PATH=$bin:$PATH "$APPLY" apply "$d" 2>&1) || rc=$?
+		OUT=$(PATH=$bin:$PATH "$KIT_DIR/bin/apply" --kdir "$d" 2>&1) || rc=$?
 		# shellcheck disable=SC2034  # read by expect_one_line_error
 		RC=$rc
 		expect_one_line_error "no space left on the file system of .*; the tree is unchanged; free some space and rerun"
@@ -199,16 +197,16 @@ test_symlinked_touched_file() {
 	mv "$d/mm/ksm.c" "$d/mm/ksm-real.c"
 	ln -s ksm-real.c "$d/mm/ksm.c"
 	sum=$(tree_sum "$d")
-	run_kit "$APPLY" apply "$d"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d"
 	expect_rc 3 "apply with a symlinked mm/ksm.c"
 	expect_out '^topic ksm-break-ksm +failed: mm/ksm.c is a symbolic link' "the ksm topic"
 	expect_out '^topic khugepaged-ro-collapse +applied' "the other topics"
 	expect_out 'partial: applied topics khugepaged-ro-collapse khugepaged-mmap-lock; failed: ksm-break-ksm' "last line"
 	[ -L "$d/mm/ksm.c" ] || fail "mm/ksm.c is no longer a symlink after the apply"
-	run_kit "$APPLY" unapply "$d"
+	run_kit "$KIT_DIR/bin/unapply" --kdir "$d"
 	expect_rc 0 "unapply"
 	expect_sum "$d" "$sum" "apply + unapply with a symlink"
-	run_kit "$APPLY" apply --strict "$d"
+	run_kit "$KIT_DIR/bin/apply" --strict --kdir "$d"
 	expect_rc 1 "strict apply"
 	grep -q "error: ksm-break-ksm: mm/ksm.c is a symbolic link.*; the tree is unchanged" <<< "$(tail -n1 <<< "$OUT")" ||
 		fail "last line is not the error" "$OUT"
@@ -230,18 +228,18 @@ kill -KILL -- -\$(ps -o pgid= \$\$ | tr -d ' ')")
 	[ -f "$d/.mm-backport-kit/txn" ] || fail "the kill came before the apply started: test is void"
 	ls "$d"/mm/*.o?????? >/dev/null 2>&1 || ls "$d"/*/*/*.o?????? >/dev/null 2>&1 ||
 		fail "no temporary file of patch left: test is void"
-	run_kit "$APPLY" status "$d"
+	run_kit "$KIT_DIR/bin/status" --kdir "$d"
 	expect_out '^interrupted apply' "status after the kill"
-	run_kit "$APPLY" unapply "$d"
+	run_kit "$KIT_DIR/bin/unapply" --kdir "$d"
 	expect_rc 0 "unapply after the kill"
 	expect_out 'an earlier apply was interrupted; restoring' "recovery message"
 	expect_sum "$d" "$sum" "recovery after SIGKILL inside patch"
 	# the same, recovered by the next apply, which then completes
 	run_killed "$bin" apply "$d"
-	run_kit "$APPLY" apply "$d"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d"
 	expect_rc 0 "apply after the kill"
 	same_files "$(applied_ref 6.1)" "$d"
-	run_kit "$APPLY" unapply "$d"
+	run_kit "$KIT_DIR/bin/unapply" --kdir "$d"
 	expect_sum "$d" "$sum" "apply after a killed apply, then unapply"
 }
 
@@ -250,7 +248,7 @@ test_sigkill_inside_unapply() {
 	local d sum bin cnt=$T/mv-count
 	d=$(mini 6.1 kill-unapply)
 	sum=$(tree_sum "$d")
-	run_kit "$APPLY" apply "$d"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d"
 	expect_rc 0 "apply"
 	: > "$cnt"
 	bin=$(fake_bin mv "echo >> $cnt
@@ -259,9 +257,9 @@ exec /bin/mv \"\$@\"")
 	run_killed "$bin" unapply "$d"
 	[ "$(wc -l < "$cnt")" -ge 3 ] || fail "the unapply was not killed half way: test is void"
 	[ -f "$d/.mm-backport-kit/txn" ] || fail "no unapply in progress after the kill: test is void"
-	run_kit "$APPLY" apply "$d"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d"
 	expect_out 'an earlier unapply was interrupted; finishing it' "recovery"
-	run_kit "$APPLY" unapply "$d"
+	run_kit "$KIT_DIR/bin/unapply" --kdir "$d"
 	expect_rc 0 "unapply after the recovery apply"
 	expect_sum "$d" "$sum" "killed unapply, recovered"
 	[ -z "$(find "$d" -maxdepth 1 -name 'quilt*')" ] || fail "quilt temporary directory left"
@@ -277,7 +275,7 @@ test_sigint_message_shown() {
 	sum=$(tree_sum "$d")
 	bin=$(fake_bin quilt "if [ \"\$1\" = push ]; then $(command -v quilt) push --fuzz=0 >/dev/null 2>&1; kill -INT \$PPID; sleep 5; fi
 exec $(command -v quilt) \"\$@\"")
-	out=$(PATH=$bin:$PATH env --default-signal=INT "$APPLY" apply "$d" 2>&1) || rc=$?
+	out=$(PATH=$bin:$PATH env --default-signal=INT "$KIT_DIR/bin/apply" --kdir "$d" 2>&1) || rc=$?
 	[ $rc -ne 0 ] || fail "apply interrupted by SIGINT exited 0" "$out"
 	grep -q "error: interrupted; $d restored" <<< "$out" || fail "no interrupt message" "$out"
 	expect_sum "$d" "$sum" "apply interrupted by SIGINT"
@@ -291,14 +289,14 @@ test_scratch_edit_vs_cache() {
 	src=${MMBK_TARBALLS:-$CACHE_DIR/tarballs}
 	[ -f "$src/$(branch_field $b origin)" ] ||
 		skip "no $(branch_field $b origin) in $src for a private cache (set MMBK_TARBALLS=)"
-	MMBK_CACHE=$c MMBK_TARBALLS=$src "$KIT_DIR/scripts/tree.sh" $b >/dev/null 2>&1 || fail "tree.sh $b in $c"
+	MMBK_CACHE=$c MMBK_TARBALLS=$src "$KIT_DIR/bin/tree" $b >/dev/null 2>&1 || fail "make tree $b in $c"
 	d=$T/scratch-edit
-	MMBK_CACHE=$c bash -c ". '$KIT_DIR/scripts/lib.sh'; scratch_copy $b '$d'" || fail "scratch copy in $c"
+	MMBK_CACHE=$c bash -c ". '$KIT_DIR/lib/kit.sh'; kit_use trees; scratch_copy $b '$d'" || fail "scratch copy in $c"
 	shared=$(find "$d" -type f -links +1 -perm /222 | sed -n 1,3p)
 	[ -z "$shared" ] || fail "scratch files share a writable inode with the cache:" "$shared"
 	echo 'junk' >> "$d/README"
 	grep -q junk "$c/trees/$b/linux/README" || fail "test setup: the write did not reach the shared inode"
-	MMBK_CACHE=$c MMBK_TARBALLS=$src run_kit bash -c ". '$KIT_DIR/scripts/lib.sh'; scratch_copy $b '$T/scratch-edit-2'"
+	MMBK_CACHE=$c MMBK_TARBALLS=$src run_kit bash -c ". '$KIT_DIR/lib/kit.sh'; kit_use trees; scratch_copy $b '$T/scratch-edit-2'"
 	expect_rc 0 "scratch copy of a changed cache"
 	expect_out 'the cached 5.15 tree was changed in place; extracting it again' "warning"
 	! grep -q junk "$c/trees/$b/linux/README" || fail "the cached tree still holds the edit"
@@ -309,10 +307,10 @@ test_scratch_edit_vs_cache() {
 test_home_unset() {
 	local d
 	d=$(mini 6.1 nohome)
-	run_kit env -u HOME -u XDG_CACHE_HOME -u MMBK_CACHE "$APPLY" status "$d"
+	run_kit env -u HOME -u XDG_CACHE_HOME -u MMBK_CACHE "$KIT_DIR/bin/status" --kdir "$d"
 	expect_rc 0 "status without HOME"
 	expect_out 'not applied' "status without HOME"
-	run_kit env -u HOME -u XDG_CACHE_HOME -u MMBK_CACHE "$KIT_DIR/scripts/tree.sh" 6.1
+	run_kit env -u HOME -u XDG_CACHE_HOME -u MMBK_CACHE "$KIT_DIR/bin/tree" 6.1
 	expect_one_line_error 'no cache directory: HOME is not set; set MMBK_CACHE='
 }
 
@@ -332,7 +330,7 @@ test_clear_messages() {
 	local d f bin
 	f=$T/a-file
 	: > "$f"
-	run_kit "$APPLY" apply "$f"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$f"
 	expect_one_line_error "KDIR=$f is a file, not a directory"
 	d=$(mini 6.1 noquilt)
 	bin=$T/noquilt-bin
@@ -340,11 +338,11 @@ test_clear_messages() {
 	for f in /usr/local/bin/* /usr/bin/* /bin/*; do
 		[ "${f##*/}" = quilt ] || [ -e "$bin/${f##*/}" ] || ln -s "$f" "$bin/${f##*/}"
 	done
-	PATH=$bin run_kit "$APPLY" apply "$d"
+	PATH=$bin run_kit "$KIT_DIR/bin/apply" --kdir "$d"
 	expect_one_line_error "quilt is not installed; install it"
 	d=$(mini 6.1 missing-file)
 	rm "$d/include/trace/events/huge_memory.h"
-	run_kit "$APPLY" apply "$d"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d"
 	expect_rc 3 "apply without include/trace/events/huge_memory.h"
 	expect_out '^topic khugepaged-ro-collapse +failed: include/trace/events/huge_memory.h is missing from the tree' "missing file"
 }

@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # tier: fast
 # Trees from pinned tarballs (scripts/tree.sh, "tarball" rows of
-# backports/branches.table), on a synthetic kit and a tiny tarball: found
+# tables/branches.table), on a synthetic kit and a tiny tarball: found
 # in MMBK_TARBALLS, or downloaded from a file:// URL; a wrong checksum, a
 # truncated or a missing tarball is a one-line error and nothing
 # half-extracted or half-downloaded stays in the cache.
 
-TREE_SH=$KIT_DIR/scripts/tree.sh
+TREE_SH=$KIT_DIR/bin/tree
 
 # synth_tarball DIR -> sha256 of DIR/linux-9.9.1.tar.xz, a minimal kernel tree
 synth_tarball() {
@@ -22,17 +22,17 @@ synth_tarball() {
 # synth_kit DIR SHA256 [URL]: a kit whose only branch 9.9 comes from that
 # tarball; with URL, its table names a download template
 synth_kit() {
-	mkdir -p "$1/backports"
+	mkdir -p "$1/backports" "$1/tables"
 	: > "$1/series"
 	{
 		[ -z "${3:-}" ] || printf '@tarball-url %s\n' "$3"
 		printf '9.9 tarball linux-9.9.1.tar.xz sha256:%s - no default\n' "$2"
-	} > "$1/backports/branches.table"
-	: > "$1/backports/topics.table"
-	: > "$1/backports/detect.table"
+	} > "$1/tables/branches.table"
+	: > "$1/tables/topics.table"
+	: > "$1/tables/detect.table"
 }
 
-# tree CACHE ARGS...: tree.sh on the synthetic kit with its own cache
+# tree CACHE ARGS...: make tree on the synthetic kit with its own cache
 tree() {
 	local c=$1
 	shift

@@ -5,7 +5,6 @@
 # re-targets it from the semantic patches and applies the same change.
 # Trees between the supported branches get the nearest older series.
 
-APPLY=$KIT_DIR/scripts/apply.sh
 
 # vendor_defs: the vendor hooks drift_tree calls, no-op macros (as
 # Android's are without CONFIG_ANDROID_VENDOR_HOOKS) so that the drifted
@@ -128,7 +127,7 @@ vendor_case() {
 	sum=$(tree_sum "$d")
 	# FORCE=1: the drift makes the files differ from Debian's tree of the
 	# same version, which apply otherwise refuses as local changes
-	run_kit "$APPLY" apply --force "$d"
+	run_kit "$KIT_DIR/bin/apply" --force --kdir "$d"
 	expect_rc 0 "apply on the drifted $b tree"
 	for n in "$@"; do
 		grep -qE "^$n-[^ ]+ +re-targeted from cocci \(out/vendor-$b/$n-" <<< "$OUT" ||
@@ -137,14 +136,14 @@ vendor_case() {
 			fail "no re-targeting note in out/vendor-$b/$n-*"
 	done
 	[ -s "$OUT_DIR/vendor-$b/series" ] || fail "no out/vendor-$b/series"
-	"$KIT_DIR/scripts/detect.sh" "$d" | grep -F -f <(series_patches "$(series_file "$b")") |
+	in_kit plan detect_tree "$d" | grep -F -f <(series_patches "$(series_file "$b")") |
 		awk '$2 != "present" { print; bad = 1 } END { exit bad }' ||
-		fail "detect.sh does not find every change of the series after the re-targeted apply"
-	clean=$("$KIT_DIR/scripts/worktree.sh" "$b" patched 2>/dev/null)	# the clean apply
+		fail "detect_tree does not find every change of the series after the re-targeted apply"
+	clean=$(in_kit worktree worktree "$b" patched 2>/dev/null)	# the clean apply
 	for f in mm/khugepaged.c mm/ksm.c; do
 		same_change "$(pristine_dir "$b")" "$orig" "$clean" "$d" "$f"
 	done
-	run_kit "$APPLY" unapply "$d"
+	run_kit "$KIT_DIR/bin/unapply" --kdir "$d"
 	expect_rc 0 "unapply of the re-targeted series"
 	expect_sum "$d" "$sum" "re-targeted apply + unapply on $b"
 }
@@ -167,11 +166,11 @@ test_drifted_rwsem_lands() {
 	orig=$T/vendor-rwsem-orig
 	rm -rf "$orig"; mkdir -p "$orig/kernel/locking"
 	cp "$d/kernel/locking/rwsem.c" "$orig/kernel/locking/"
-	run_kit "$APPLY" apply --force "$d"
+	run_kit "$KIT_DIR/bin/apply" --force --kdir "$d"
 	expect_rc 0 "apply with a drifted rwsem.c"
 	printf '%s\n' "$OUT" | grep -qE '^0006-[^ ]+ +(re-targeted from cocci|re-anchored) \(out/vendor-rwsem/0006-' ||
 		fail "0006 not re-targeted" "$OUT"
-	clean=$("$KIT_DIR/scripts/worktree.sh" 6.12 patched 2>/dev/null)
+	clean=$(in_kit worktree worktree 6.12 patched 2>/dev/null)
 	f=kernel/locking/rwsem.c
 	cmp -s <(grep -v 'trace_android_vh_rwsem_read_wait_start' "$d/$f") <(grep -v 'trace_android_vh_rwsem_read_wait_start' "$clean/$f") ||
 		fail "$f: the re-targeted result is not the clean one plus the hook:" \
@@ -200,7 +199,7 @@ test_conflicting_rwsem_fails_clearly() {
 	drift_tree "$d"
 	conflict_rwsem "$d"
 	sums=$(for f in $(topic_files khugepaged-mmap-lock); do [ ! -f "$d/$f" ] || sha256sum "$d/$f"; done)
-	run_kit "$APPLY" apply --force "$d"
+	run_kit "$KIT_DIR/bin/apply" --force --kdir "$d"
 	expect_rc 3 "apply with a conflicting rwsem.c (partial)"
 	expect_out '^0002-[^ ]+ +re-targeted from cocci' "0002 re-targeted"
 	expect_out '^0006-[^ ]+ +failed: does not apply at fuzz 0 \([0-9]+ out of [0-9]+ hunks FAILED in kernel/locking/rwsem.c\); cocci recipe: .*; re-anchoring: reanchor: function rwsem_down_read_slowpath: the target.s version conflicts with the change .*; rejects in ' "0006 fails clearly"
@@ -218,11 +217,11 @@ test_between_branches_uses_older_series() {
 	d=$(fresh 6.1 linux-6.4)
 	set_patchlevel "$d" 4
 	sum=$(tree_sum "$d")
-	run_kit "$APPLY" apply "$d"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d"
 	expect_rc 0 "apply on a 6.4 tree"
 	expect_out '^topic ksm-break-ksm +applied: 6\.1$' "the 6.1 series (nearest code)"
 	[ "$(printf '%s\n' "$OUT" | grep -c ' applied$')" -eq 7 ] || fail "not 7 patches applied" "$OUT"
-	run_kit "$APPLY" unapply "$d"
+	run_kit "$KIT_DIR/bin/unapply" --kdir "$d"
 	expect_rc 0 "unapply on a 6.4 tree"
 	expect_sum "$d" "$sum" "apply + unapply on 6.4"
 }
@@ -234,18 +233,19 @@ test_between_branches_without_the_code() {
 	set_patchlevel "$d" 4
 	sed -i 's/\bbreak_ksm\b/vendor_unshare_ksm/g' "$d/mm/ksm.c"
 	sum=$(tree_sum "$d")
-	run_kit "$APPLY" apply "$d"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d"
 	expect_one_line_error "Linux 6.4.[0-9]+, an unsupported branch \(mm/ksm.c:break_ksm not found\); supported branches: $SUPPORTED_BRANCHES"
 	expect_sum "$d" "$sum" "unsupported 6.4"
 }
 
-# retarget.sh alone on a tree the series applies to: everything as-is
+# re-targeting alone on a tree the series applies to: everything as-is
 test_retarget_clean_tree_as_is() {
 	local d
 	d=$(fresh 6.12 retarget-clean)
-	run_kit "$KIT_DIR/scripts/retarget.sh" "$d"
-	expect_rc 0 "retarget.sh on a clean tree"
-	[ "$(grep -c $'\tapplied as-is$' "$OUT_DIR/retarget-clean/status")" -eq 6 ] || fail "$(cat "$OUT_DIR/retarget-clean/status")"
+	run_kit in_kit retarget retarget_run "$d"
+	expect_rc 0 "retarget_run on a clean tree"
+	[ "$(result_names "$OUT_DIR/retarget-clean/results.tsv" patch applied | wc -l)" -eq 6 ] ||
+		fail "$(cat "$OUT_DIR/retarget-clean/results.tsv")"
 	for f in $(series_patches "$OUT_DIR/retarget-clean/series"); do
 		cmp -s "$OUT_DIR/retarget-clean/$f" "$KIT_DIR/backports/6.12/$f" || fail "$f is not the branch patch"
 	done
@@ -264,7 +264,7 @@ test_retarget_refuses_other_changes() {
 		'case SCAN_PAGE_RO:' 'case SCAN_LACK_REFERENCED_PAGE:' '	return 0;' 'default:' \
 		'	break;' '}' 'return -EINVAL;' >> "$d/mm/khugepaged.c"
 	sum=$(tree_sum "$d")
-	run_kit "$APPLY" apply --force --topics khugepaged-ro-collapse "$d"
+	run_kit "$KIT_DIR/bin/apply" --force --topics khugepaged-ro-collapse --kdir "$d"
 	expect_rc 1 "apply with a look-alike vendor function"
 	printf '%s\n' "$OUT" | grep -qE '^0002-[^ ]+ +failed: .*re-targeting was refused: the result changes other code than backports/6.12/0002-[^:]*: .*vendor_x_errno' ||
 		fail "0002 not refused for touching vendor_x_errno()" "$OUT"

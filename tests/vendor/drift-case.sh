@@ -1,20 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # drift-case.sh [--no-compile] BRANCH CLASS SCRATCH - one re-targeting case:
-# a copy of BRANCH's tree with the drift CLASS of tests/vendor/drift.table,
+# a copy of BRANCH's tree with the drift CLASS of tables/drift.table,
 # on which a plain quilt push of backports/BRANCH at fuzz 0 must fail, goes
-# through scripts/retarget.sh; every patch that lands must give the branch's
+# through lib/retarget.sh; every patch that lands must give the branch's
 # clean result once the drift is taken out again (drift.py undo), the
 # re-targeted series must apply with quilt at fuzz 0, and a patch that does
 # not land must fail with a reason. CLASS "none" is the tree as it is.
 #
-# Prints one line per patch, "<patch> <status> <seconds>s" (the status as
-# scripts/retarget.sh reports it, up to the first ':'), then "ok" or
+# Prints one line per patch, "<patch> <status> <seconds>s" (the status of
+# its record, as the re-targeting report words it), then "ok" or
 # "FAILED: <why>". Exit 0 when the case holds. SCRATCH is a directory for
 # the trees (emptied first).
 set -euo pipefail
-# shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/../../scripts/lib.sh"
+# shellcheck source=lib/kit.sh
+. "$(dirname "$0")/../../lib/kit.sh"
+kit_use tables trees results retarget
 
 DRIFT=$KIT_DIR/tests/vendor/drift.py
 
@@ -65,21 +66,24 @@ main() {
 	dest=$OUT_DIR/vendor-$BRANCH-$CLASS
 	rm -rf "$dest"
 	if [ $compile = 1 ]; then
-		"$KIT_DIR/scripts/retarget.sh" "$d" "$BRANCH" > "$SCRATCH/retarget.log" 2>&1 || rc=$?
+		retarget_run "$d" "$BRANCH" > "$SCRATCH/retarget.log" 2>&1 || rc=$?
 	else
-		"$KIT_DIR/scripts/retarget.sh" --no-compile "$d" "$BRANCH" > "$SCRATCH/retarget.log" 2>&1 || rc=$?
+		retarget_run --no-compile "$d" "$BRANCH" > "$SCRATCH/retarget.log" 2>&1 || rc=$?
 	fi
-	[ $rc -le 1 ] && [ -s "$dest/status" ] || fail "retarget.sh exit $rc: $(grep -v '^\[' "$SCRATCH/retarget.log" | tail -n 2)"
-	while IFS=$'\t' read -r name status; do
-		secs=$(awk -F'\t' -v n="$name" '$1 == n { print $2 }' "$dest/times")
-		printf '%s %s %ss\n' "$name" "${status%%:*}" "$secs"
+	[ $rc -le 1 ] && [ -s "$dest/results.tsv" ] || fail "retarget_run exit $rc: $(grep -v '^\[' "$SCRATCH/retarget.log" | tail -n 2)"
+	while IFS=$'\t' read -r _ _ _ name status _ secs text; do
 		case $status in
-		"applied as-is"|"re-targeted from cocci"|re-anchored|"already upstream"|"not tried"*) ;;
-		failed:*)
-			case $status in *"; rejects in "*|*"does not carry it"*) ;; *) fail "$name failed without a reason and rejects: $status" ;; esac ;;
+		applied) printf '%s applied as-is %ss\n' "$name" "$secs" ;;
+		re-targeted) printf '%s re-targeted from cocci %ss\n' "$name" "$secs" ;;
+		re-anchored) printf '%s re-anchored %ss\n' "$name" "$secs" ;;
+		upstream) printf '%s already upstream %ss\n' "$name" "$secs" ;;
+		not-tried) printf '%s not tried (an earlier patch failed) %ss\n' "$name" "$secs" ;;
+		failed)
+			printf '%s failed %ss\n' "$name" "$secs"
+			case $text in *"; rejects in "*|*"does not carry it"*) ;; *) fail "$name failed without a reason and rejects: $text" ;; esac ;;
 		*) fail "$name: unknown status '$status'" ;;
 		esac
-	done < "$dest/status"
+	done < "$dest/results.tsv"
 	# the re-targeted series applies at fuzz 0 to the drifted tree ...
 	out=$SCRATCH/result
 	cp -al "$d" "$out"

@@ -7,11 +7,12 @@
 # branch: drift class x patch ->
 # applied as-is / re-targeted from cocci / re-anchored / already upstream /
 # failed / not tried, with the seconds each patch took, and whether the case
-# held. --write-expect rewrites tests/vendor/drift.expect from the run (to
+# held. --write-expect rewrites tables/drift-expect.table from the run (to
 # review with git diff). SCRATCH is a scratch directory (emptied per case).
 set -euo pipefail
-# shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/../../scripts/lib.sh"
+# shellcheck source=lib/kit.sh
+. "$(dirname "$0")/../../lib/kit.sh"
+kit_use tables
 
 main() {
 	local opt=() write=0 merge=0 classes='' scratch b c out res name status secs patches cell bad=0
@@ -60,11 +61,11 @@ main() {
 	done
 	if [ $write = 1 ]; then
 		{
-			printf '# drift.expect - what scripts/retarget.sh does per branch, drift class and\n'
-			printf '# patch (tests/unit/t-drift.sh); written by tests/vendor/drift-table.sh\n'
+			printf '# drift-expect.table - what lib/retarget.sh does per branch, drift class\n'
+			printf '# and patch (tests/unit/t-drift.sh); written by tests/vendor/drift-table.sh\n'
 			printf '# --write-expect, reviewed by hand. Columns (TAB): branch class patch status\n'
 			awk -F'\t' '$3 != "case" { print $1 "\t" $2 "\t" $3 "\t" $4 }' "$res"
-		} > "$KIT_DIR/tests/vendor/drift.expect"
+		} > "$KIT_DIR/tables/drift-expect.table"
 	fi
 	return $bad
 }

@@ -33,7 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 import reanchor  # noqa: E402
 
-TABLE = os.path.join(HERE, "drift.table")
+TABLE = os.path.join(HERE, "..", "..", "tables", "drift.table")
 
 
 def die(msg):

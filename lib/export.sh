@@ -1,7 +1,6 @@
-#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# export.sh BRANCH|KDIR quilt|mbox - the series a tree gets, made by git
-# itself: "git am" of the series onto a git commit of the tree, then "git
+# shellcheck shell=bash
+# export.sh - the series a tree gets (make export), made by git itself: "git am" of the series onto a git commit of the tree, then "git
 # format-patch --cover-letter --base": numbered "[PATCH <b> n/m]" subjects,
 # index lines, a cover letter naming the upstream commits and the tree, and
 # a base-commit: that is the tree the series applies to.
@@ -14,30 +13,22 @@
 # date, so the same tree always gives the same id; cached per branch in
 # CACHE/git/<branch>).
 # BRANCH exports backports/<branch> onto the pristine tree; KDIR exports
-# what that tree needs (scripts/retarget.sh: the branch series, or the
-# nearest older one, less what the tree has, re-targeted where it does not
-# apply at fuzz 0; nothing is exported when a patch can be neither).
-set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+# what that tree needs, made exactly as make apply makes it (apply.sh, per
+# topic, re-targeted where needed) on a copy of the tree; nothing is
+# exported when no topic can be applied.  A refused export leaves no file
+# of an earlier export of the same name in out/export/.
+kit_use tables trees state apply
 
-# every commit the export makes is reproducible: the same input, the same ids
-export GIT_COMMITTER_NAME="mm-backport-kit" GIT_COMMITTER_EMAIL="kit@localhost"
-export GIT_COMMITTER_DATE="2000-01-01T00:00:00+0000" GIT_CONFIG_NOSYSTEM=1
-export GIT_CONFIG_GLOBAL=/dev/null
-BASE_REF=refs/tags/mmbk-base
-WORK_BRANCH=mmbk-export
+EXP_BASE_REF=refs/tags/mmbk-base
+EXP_WORK_BRANCH=mmbk-export
 
-usage() {
-	die "usage: export.sh [--branch B | --kdir DIR] [--format quilt|mbox] (make export BRANCH=b|KDIR=dir FORMAT=quilt|mbox)"
-}
-
-# source_series WHAT: sets SRC_DIR (patches), SRC_SERIES (series file),
+# exp_source_series WHAT: sets SRC_DIR (patches), SRC_SERIES (series file),
 # NAME (of the export), TREE (the tree the series applies to), LABEL
 # and ORIGIN (how the cover letter names that tree)
-source_series() {
+exp_source_series() {
 	local what=$1 src
 	if is_supported_branch "$what"; then
-		SRC_DIR=$KIT_DIR/backports/$what
+		SRC_DIR=$DATA_DIR/backports/$what
 		SRC_SERIES=$(series_file "$what")
 		NAME=$what
 		TREE=$(pristine_dir "$what")
@@ -51,10 +42,9 @@ source_series() {
 		*)	ORIGIN="the release tarball $src ($(branch_field "$what" pin))" ;;
 		esac
 	elif [ -d "$what" ]; then
-		TREE=$(tree_dir "$what") || exit 1
-		tree_branch "$TREE" >/dev/null || exit 1
+		TREE=$what
 		NAME=$(tree_name "$TREE")
-		plan_tree_copy
+		exp_plan_tree_copy
 		SRC_DIR=$OUT_DIR/$NAME
 		SRC_SERIES=$SRC_DIR/series
 		LABEL="Linux $(kernel_version "$TREE")"
@@ -64,23 +54,17 @@ source_series() {
 	fi
 }
 
-# plan_tree_copy: what the tree needs, made exactly as make apply makes it
+# exp_plan_tree_copy: what the tree needs, made exactly as make apply makes it
 # (per topic, re-targeted where needed) on a scratch copy of the tree, whose
 # quilt directory then is out/<tree-name>/; the tree itself is only read
-plan_tree_copy() {
-	local tmp copy f orig rc=0
+exp_plan_tree_copy() {
+	local tmp copy f rc=0
 	need_cache
 	mkdir -p "$CACHE_DIR/work"
 	tmp=$(mktemp -d "$CACHE_DIR/work/export-tree.XXXXXX")
 	COPY_DIR=$tmp
 	copy=$tmp/$NAME
 	progress "export: applying the series to a copy of $TREE"
-	cp -al "$TREE" "$copy" || die "could not copy $TREE to $copy"
-	rm -rf "${copy:?}/$KIT_STATE"
-	while read -r f; do
-		[ -f "$copy/$f" ] || continue
-		cp --remove-destination "$TREE/$f" "$copy/$f" || die "could not make a private copy of $f"
-	done < <(kit_touched_files)
 	if [ -n "$(applied_patches "$TREE")" ]; then
 		# an applied tree: export what was applied, as it was applied
 		rm -rf "${OUT_DIR:?}/$NAME"
@@ -88,32 +72,29 @@ plan_tree_copy() {
 		applied_patches "$TREE" > "$OUT_DIR/$NAME/series"
 		while read -r f; do cp "$(applied_patch "$TREE" "$f")" "$OUT_DIR/$NAME/$f"; done < "$OUT_DIR/$NAME/series"
 		# the base is the tree without the series
-		while read -r f; do
-			rm -f "$copy/$f"
-			orig=$(original_of "$TREE" "$f")
-			[ -z "$orig" ] || cp -a "$orig" "$copy/$f"
-		done < <(applied_files "$TREE")
+		original_copy "$TREE" "$copy"
 		TREE=$copy
 		return 0
 	fi
-	"$KIT_DIR/scripts/apply.sh" apply "$copy" --force >&2 || rc=$?
+	link_copy "$TREE" "$copy" clean
+	apply_run apply "$copy" "$EXP_BRANCH" --force >&2 || rc=$?
 	case $rc in
 	0) ;;
-	3) warn "$TREE: some topics cannot be applied (see above); exporting the others" ;;
-	2) die "$TREE needs nothing: every topic is already upstream or not applicable; nothing exported" ;;
+	"$EXIT_PARTIAL") warn "$TREE: some topics cannot be applied (see above); exporting the others" ;;
+	"$EXIT_NOTHING") die "$TREE needs nothing: every topic is already upstream or not applicable; nothing exported" ;;
 	*) die "$TREE: no topic of the series can be applied or re-targeted (see above); nothing exported" ;;
 	esac
 }
 
-git_in() {	# git_in REPO ARGS...: git in the export repository
+exp_git_in() {	# exp_git_in REPO ARGS...: git in the export repository
 	local repo=$1
 	shift
 	git -C "$repo" "$@"
 }
 
-# base_commit REPO -> the commit of TREE the series goes onto, as
-# BASE_REF in REPO (made or updated here)
-base_commit() {
+# exp_base_commit REPO -> the commit of TREE the series goes onto, as
+# EXP_BASE_REF in REPO (made or updated here)
+exp_base_commit() {
 	local repo=$1 tree commit
 	if git -C "$TREE" rev-parse --verify -q HEAD >/dev/null 2>&1 &&
 	   [ "$(git -C "$TREE" rev-parse --show-toplevel)" = "$TREE" ]; then
@@ -121,7 +102,7 @@ base_commit() {
 			warn "$TREE has uncommitted changes; the export is based on its HEAD"
 		rm -rf "$repo"
 		git clone -q --shared --no-checkout "$TREE" "$repo" || die "git clone --shared of $TREE failed"
-		git_in "$repo" tag -f mmbk-base "$(git -C "$TREE" rev-parse HEAD)" >/dev/null
+		exp_git_in "$repo" tag -f mmbk-base "$(git -C "$TREE" rev-parse HEAD)" >/dev/null
 	else
 		[ -d "$repo/.git" ] || git init -q "$repo" || die "git init $repo failed"
 		progress "export: git commit of $TREE (cached in $repo)"
@@ -129,24 +110,24 @@ base_commit() {
 		git --git-dir="$repo/.git" --work-tree="$TREE" add -A -f -- . \
 			':(exclude).mm-backport-kit' ':(exclude).pc' ||
 			die "git add of $TREE failed"
-		tree=$(git_in "$repo" write-tree)
+		tree=$(exp_git_in "$repo" write-tree)
 		commit=$(printf '%s\n' "$LABEL" | GIT_AUTHOR_NAME=$GIT_COMMITTER_NAME \
 			GIT_AUTHOR_EMAIL=$GIT_COMMITTER_EMAIL GIT_AUTHOR_DATE=$GIT_COMMITTER_DATE \
 			git -C "$repo" commit-tree "$tree") || die "git commit-tree in $repo failed"
-		git_in "$repo" update-ref "$BASE_REF" "$commit"
+		exp_git_in "$repo" update-ref "$EXP_BASE_REF" "$commit"
 	fi
-	git_in "$repo" rev-parse "$BASE_REF^{commit}"
+	exp_git_in "$repo" rev-parse "$EXP_BASE_REF^{commit}"
 }
 
-# description -> the cover letter: subject line, blank line, body
-description() {
+# exp_description -> the cover letter: subject line, blank line, body
+exp_description() {
 	local name id ml not_carried line
 	printf 'mm: backports for %s (mm-backport-kit)\n\n' "$LABEL"
 	printf 'The mm-backport-kit series for %s (%s), applied with git am onto the base commit named below and exported with git format-patch.\n' \
 		"$LABEL" "$ORIGIN" | fold -s -w 72 | sed 's/ $//'
 	printf '\nCarried, in upstream order:\n'
 	for name in $(series_patches "$SRC_SERIES"); do
-		ml=$(sed -n 's/^Patch-mainline: //p' "$KIT_DIR/patches/$name" 2>/dev/null | sed -n 1p)
+		ml=$(sed -n 's/^Patch-mainline: //p' "$DATA_DIR/patches/$name" 2>/dev/null | sed -n 1p)
 		case $ml in
 		"Not yet"*) id="Patch-mainline: $ml" ;;
 		*) id="upstream commit $(patch_upstream_id "$SRC_DIR/$name" | cut -c1-12) ($ml)" ;;
@@ -156,65 +137,70 @@ description() {
 	done
 	not_carried=$(sed -n 's/^# \(n\/a: \)\{0,1\}\([0-9]\{4\}\)-[^: ]*\.patch: */\2: \1/p' "$SRC_SERIES")
 	if [ -n "$not_carried" ]; then
-		printf '\nNot carried (%s):\n' "${SRC_SERIES#"$KIT_DIR"/}"
+		printf '\nNot carried (%s):\n' "${SRC_SERIES#"$DATA_DIR"/}"
 		while IFS= read -r line; do
 			printf '%s\n' "$line" | fold -s -w 70 | sed -e '1s/^/  /' -e '2,$s/^/    /'
 		done <<< "$not_carried"
 	fi
 	if [ -z "$(git -C "$TREE" rev-parse --show-toplevel 2>/dev/null)" ]; then
 		printf '\nThe base commit is the kit'"'"'s git commit of that whole tree, made\n'
-		printf 'reproducibly (scripts/export.sh: fixed author, committer and date).\n'
+		printf 'reproducibly (mm-backport-kit make export: fixed author, committer and date).\n'
 	fi
 }
 
-# make_patches REPO OUTDIR: the series onto the base, then format-patch
-make_patches() {
+# exp_make_patches REPO OUTDIR: the series onto the base, then format-patch
+exp_make_patches() {
 	local repo=$1 dir=$2 base n name files=()
-	base=$(base_commit "$repo")
+	base=$(exp_base_commit "$repo")
 	mapfile -t files < <(for name in $(series_patches "$SRC_SERIES"); do
 		patch_files "$SRC_DIR/$name"; done | sort -u)
-	git_in "$repo" sparse-checkout set --no-cone "${files[@]/#//}" ||
+	exp_git_in "$repo" sparse-checkout set --no-cone "${files[@]/#//}" ||
 		die "git sparse-checkout in $repo failed"
-	git_in "$repo" checkout -q -f -B "$WORK_BRANCH" "$base" || die "git checkout of the base in $repo failed"
+	exp_git_in "$repo" checkout -q -f -B "$EXP_WORK_BRANCH" "$base" || die "git checkout of the base in $repo failed"
 	for name in $(series_patches "$SRC_SERIES"); do
-		git_in "$repo" am -q "$SRC_DIR/$name" >&2 || {
-			git_in "$repo" am --abort >/dev/null 2>&1 || true
-			die "git am of ${SRC_DIR#"$KIT_DIR"/}/$name onto $LABEL failed (see above)"
+		exp_git_in "$repo" am -q "$SRC_DIR/$name" >&2 || {
+			exp_git_in "$repo" am --abort >/dev/null 2>&1 || true
+			die "git am of ${SRC_DIR#"$DATA_DIR"/}/$name onto $LABEL failed (see above)"
 		}
 	done
-	git_in "$repo" config "branch.$WORK_BRANCH.description" "$(description)"
+	exp_git_in "$repo" config "branch.$EXP_WORK_BRANCH.description" "$(exp_description)"
 	n=$(series_patches "$SRC_SERIES" | wc -l)
 	rm -rf "$dir"
-	git_in "$repo" format-patch -q --cover-letter --cover-from-description=subject \
+	exp_git_in "$repo" format-patch -q --cover-letter --cover-from-description=subject \
 		--base="$base" --subject-prefix="PATCH $NAME" --numbered -o "$dir" "$base..HEAD" ||
 		die "git format-patch in $repo failed"
 	[ "$(find "$dir" -name '[0-9]*.patch' | wc -l)" -eq $((n + 1)) ] ||
 		die "git format-patch gave $(find "$dir" -name '[0-9]*.patch' | wc -l) files for $n patches and a cover letter"
 }
 
-main() {
-	local format=quilt what="" branch="" kdir="" repo tmp f
-	while [ $# -gt 0 ]; do
-		case $1 in
-		--branch) branch=${2:-}; shift 2 || usage ;;
-		--kdir) kdir=${2:-}; shift 2 || usage ;;
-		--format) format=${2:-}; shift 2 || usage ;;
-		*) usage ;;
-		esac
-	done
+# exp_name_of WHAT -> the export's name (a branch, or the tree's name)
+exp_name_of() {
+	if is_supported_branch "$1"; then printf '%s\n' "$1"; else tree_name "$1"; fi
+}
+
+# exp_clear NAME: no file of an earlier export of NAME stays in out/export/
+exp_clear() {
+	rm -rf "${OUT_DIR:?}/export/$1" "$OUT_DIR/export/$1.mbox" "$OUT_DIR/export/$1.cover" "$OUT_DIR/export/.$1.tmp"
+}
+
+# export_run WHAT FORMAT BRANCH: WHAT is a branch (its series onto its
+# pristine tree) or a tree's directory (what it needs; BRANCH is the
+# branch its series comes from); prints the export's path
+export_run() (
+	local what=$1 format=$2 repo tmp f
+	EXP_BRANCH=$3
+	# every commit the export makes is reproducible: the same input, the same ids
+	export GIT_COMMITTER_NAME="mm-backport-kit" GIT_COMMITTER_EMAIL="kit@localhost"
+	export GIT_COMMITTER_DATE="2000-01-01T00:00:00+0000" GIT_CONFIG_NOSYSTEM=1
+	export GIT_CONFIG_GLOBAL=/dev/null
 	case $format in
 	quilt|mbox) ;;
-	*) die "unknown format '$format'; use FORMAT=quilt or FORMAT=mbox" ;;
+	*) usage_error "unknown format '$format'; use FORMAT=quilt or FORMAT=mbox" ;;
 	esac
 	command -v git >/dev/null || die "git is not installed; apt-get install git"
-	if [ -n "$kdir" ]; then
-		what=$(resolve_tree "$kdir" "$branch" scratch) || exit 1
-	else
-		what=${branch:-$DEFAULT_BRANCH}
-		require_branch "$what"
-	fi
 	trap 'rm -rf "${COPY_DIR:-}"' EXIT
-	source_series "$what"
+	exp_clear "$(exp_name_of "$what")"
+	exp_source_series "$what"
 	[ -n "$(series_patches "$SRC_SERIES")" ] || die "the $NAME series is empty; nothing to export"
 	# a branch's repository is kept (CACHE/git/<branch>); a KDIR's is made
 	# for this export only
@@ -229,7 +215,7 @@ main() {
 	exec 9>"$repo.lock"
 	flock 9
 	tmp=$OUT_DIR/export/.$NAME.tmp
-	make_patches "$repo" "$tmp"
+	exp_make_patches "$repo" "$tmp"
 	case $format in
 	quilt)
 		for f in "$tmp"/[0-9]*.patch; do
@@ -246,7 +232,5 @@ main() {
 		printf '%s\n' "$OUT_DIR/export/$NAME.mbox"
 		;;
 	esac
-	info "$NAME: $(series_patches "$SRC_SERIES" | wc -l) patches exported ($format), base $(git_in "$repo" rev-parse --short=12 "$BASE_REF")"
-}
-
-main "$@"
+	info "$NAME: $(series_patches "$SRC_SERIES" | wc -l) patches exported ($format), base $(exp_git_in "$repo" rev-parse --short=12 "$EXP_BASE_REF")"
+)

@@ -1,7 +1,8 @@
-#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# coccicheck.sh [-M DIR] TREE MODE [COCCI...] - run the kit's semantic
-# patches through the kernel's own "make coccicheck" in TREE.
+# shellcheck shell=bash
+# coccicheck.sh - run the kit's semantic patches through the kernel's own
+# "make coccicheck" (make coccicheck KDIR=d|BRANCH=b MODE=... COCCI=...).
+# coccicheck_run [-M DIR] TREE MODE [COCCI...]
 #
 # MODE is one of coccicheck's modes: patch, report, context, org. COCCI are
 # .cocci files (default: every cocci/*.cocci of the kit), each run with
@@ -20,33 +21,28 @@
 #   make coccicheck MODE=report COCCI=$KIT/cocci/<name>.cocci \
 #        SPFLAGS="--macro-file $KIT/cocci/macros.h" [M=mm]
 # TREE is only read.
-set -euo pipefail
-# shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/lib.sh"
+kit_use tables
 
-main() {
+coccicheck_run() (
 	local m='' tree mode f rc=0
 	if [ "${1:-}" = -M ]; then
 		m=${2:-}
-		[ -n "$m" ] || die "usage: coccicheck.sh [-M DIR] TREE MODE [COCCI...]"
+		[ -n "$m" ] || usage_error "M= is empty; give a directory of the tree, e.g. M=mm"
 		shift 2
 	fi
-	[ $# -ge 2 ] || die "usage: coccicheck.sh [-M DIR] TREE MODE [COCCI...]"
-	tree=$(cd "$1" 2>/dev/null && pwd) || die "KDIR=$1 does not exist; point KDIR= at a kernel source tree"
-	mode=$2
+	[ $# -ge 2 ] || usage_error "usage: coccicheck_run [-M DIR] TREE MODE [COCCI...]"
+	tree=$1 mode=$2
 	shift 2
-	[ -f "$tree/scripts/coccicheck" ] || die "$tree has no scripts/coccicheck; point KDIR= at the top of a Linux tree"
-	case $mode in patch|report|context|org) ;; *) die "unknown mode '$mode'; use patch, report, context or org" ;; esac
-	command -v spatch >/dev/null || die "spatch not found; install coccinelle"
-	[ -z "$m" ] || [ -d "$tree/$m" ] || die "$tree/$m does not exist; give -M a directory of the tree"
+	[ -f "$tree/scripts/coccicheck" ] || usage_error "$tree has no scripts/coccicheck; point KDIR= at the top of a Linux tree"
+	case $mode in patch|report|context|org) ;; *) usage_error "unknown mode '$mode'; use MODE=patch, report, context or org" ;; esac
+	command -v spatch >/dev/null || die "spatch not found; install coccinelle (bin/deps does as root)"
+	[ -z "$m" ] || [ -d "$tree/$m" ] || usage_error "$tree/$m does not exist; give M= a directory of the tree"
 	[ $# -gt 0 ] || set -- "$KIT_DIR"/cocci/*.cocci
 	for f in "$@"; do
-		[ -f "$f" ] || die "$f does not exist; give .cocci files of the kit"
+		[ -f "$f" ] || usage_error "$f does not exist; give COCCI= .cocci files of the kit"
 		f=$(cd "$(dirname "$f")" && pwd)/${f##*/}
 		make -s -C "$tree" coccicheck MODE="$mode" COCCI="$f" J=1 \
 			SPFLAGS="--macro-file $KIT_DIR/cocci/macros.h" ${m:+M="$m"} || rc=1
 	done
 	return $rc
-}
-
-main "$@"
+)

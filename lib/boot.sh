@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# boot.sh - build, run, judge (make boot): build a branch's small kernel for
+# the build target (kbuild.sh) and the nosteal module (guest.sh, DKMS), pack
+# the C suite into an initramfs, boot it in qemu and judge the serial log
+# against tables/boot-expect.table (mmbk ktap judge).  The judged KTAP goes
+# to stdout and out/boot/<tag>.ktap, its records to out/boot/<tag>.tsv;
+# the status is 1 unless the verdict is PASS.
+kit_use tables trees kbuild guest results worktree
+
+# boot_run (--branch B | --kdir DIR) [options] (make boot)
+#   --variant patched (default) | patched-kabi | unpatched | without-<topic>:
+#       the tree (worktree.sh) and the topics the judge expects in the
+#       kernel (with --kdir: only the expectation)
+#   --profile test (default) | bench | rt: the kernel's configuration
+#       (kbuild.sh kb_profile_fragments); each has its own build dir and tag
+#   --suite-dir DIR   pack DIR's programs instead of building guest/suite
+#   --modules M       kit (default: guest/module with DKMS), none, or .ko files a,b
+#   --no-build        boot the kernel already in the build dir
+#   --build-only      build the kernel (and nothing else), print its image
+#   --no-expect       report the results as they are; status 0
+#   --append ARGS     more kernel command line (e.g. mmbk.scan_modes=fast)
+#   --timeout S (240) --test-timeout S (150, per program) --mem M (1024M)
+#   --judge LOG       only judge a kept serial log
+#   --out DIR         where out/boot/ goes (default: the kit's out/)
+# The build target is KB_* (kb_target, by the command).
+boot_run() (
+	local branch='' kdir='' variant=patched profile=test suite='' modules=kit build=1 build_only=0
+	local expect=1 append='' timeout=240 test_timeout=150 mem=1024M judge_log='' out=$OUT_DIR
+	local src obj tag dir log t0 build_s boot_s list mods=() rc=0 src_variant
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--no-build) build=0; shift; continue ;;
+		--build-only) build_only=1; shift; continue ;;
+		--no-expect) expect=0; shift; continue ;;
+		esac
+		[ $# -ge 2 ] || usage_error "boot: $1 needs a value"
+		case $1 in
+		--branch) branch=$2 ;;
+		--kdir) kdir=$2 ;;
+		--variant) variant=$2 ;;
+		--profile) profile=$2 ;;
+		--append) append=$2 ;;
+		--suite-dir) suite=$2 ;;
+		--modules) modules=$2 ;;
+		--timeout) timeout=$2 ;;
+		--test-timeout) test_timeout=$2 ;;
+		--mem) mem=$2 ;;
+		--judge) judge_log=$2 ;;
+		--out) out=$2 ;;
+		*) usage_error "boot: unknown argument '$1'" ;;
+		esac
+		shift 2
+	done
+	[ "$build_only" = 0 ] || [ "$build" = 1 ] || usage_error "--build-only and --no-build exclude each other"
+	case $variant in
+	patched|patched-kabi|unpatched|without-?*) ;;
+	*) usage_error "unknown variant '$variant'; use patched, patched-kabi, unpatched or without-<topic>" ;;
+	esac
+	kb_profile_fragments "$profile" > /dev/null
+	case $test_timeout in ''|*[!0-9]*) usage_error "--test-timeout $test_timeout is not a number of seconds" ;; esac
+	need_cache
+	# the tree, its build dir and the tag of its logs
+	if [ -n "$kdir" ]; then
+		src=$kdir
+		obj=$CACHE_DIR/build/$branch-kdir-$(path_key "$src")$(boot_profile_tag "$profile")${KB_TAG:-}
+		tag=$branch-kdir-$variant$(boot_profile_tag "$profile")${KB_TAG:-}
+	else
+		tag=$branch-$variant$(boot_profile_tag "$profile")${KB_TAG:-}
+		src_variant=$variant
+		if [ "$variant" = patched ] && [ -z "$(series_patches "$(series_file "$branch")")" ]; then
+			progress "boot: the $branch series is empty: the patched kernel is the pristine one"
+			src_variant=unpatched
+		fi
+		obj=$(build_dir "$branch" "$src_variant" "$profile")
+		[ -n "$judge_log" ] || src=$(worktree "$branch" "$src_variant") || exit
+	fi
+	if [ -n "$judge_log" ]; then
+		[ -f "$judge_log" ] || usage_error "--judge $judge_log does not exist; give a kept serial log (out/boot/*.log)"
+		boot_judge "$judge_log" "$out/boot" "$branch" "$variant" "$profile" "$expect" "re-judged; log $judge_log"
+		return
+	fi
+	dir=$out/boot
+	log=$dir/$tag.log
+	progress "boot: $branch $variant ($(kb_describe)): kernel from $src"
+	t0=$(date +%s)
+	if [ "$build" = 0 ]; then
+		warn "--no-build: booting the kernel already in $obj, not rebuilt"
+	else
+		# "modules" writes Module.symvers, which the test module links against
+		kbuild "$src" "$obj" "$profile" "${KB_IMAGE##*/}" modules
+	fi
+	[ -f "$obj/$KB_IMAGE" ] || die "no $obj/$KB_IMAGE; build it (drop --no-build)"
+	if [ "$build_only" = 1 ]; then
+		printf '%s\n' "$obj/$KB_IMAGE"
+		return 0
+	fi
+	case $modules in
+	none) list= ;;
+	kit) list=$(guest_module "$obj") || die "the test module did not build for $branch $variant; see the message above" ;;
+	*) list=${modules//,/$'\n'} ;;
+	esac
+	[ -z "$list" ] || mapfile -t mods <<< "$list"
+	build_s=$(( $(date +%s) - t0 ))
+	[ -n "$suite" ] || suite=$(guest_programs "$KIT_DIR/guest/suite" "$OUT_DIR/suite$([ "$KB_ARCH" = x86_64 ] || echo "-$KB_ARCH")") || exit
+	guest_initramfs "$dir/$tag.cpio" "$suite" ${mods[@]+"${mods[@]}"}
+	t0=$(date +%s)
+	guest_run "$obj/$KB_IMAGE" "$dir/$tag.cpio" "$log" "$timeout" "$mem" \
+		"mmbk.test_timeout=$test_timeout${append:+ $append}" || rc=$?
+	boot_s=$(( $(date +%s) - t0 ))
+	[ "$rc" = 0 ] || progress "boot: qemu exit status $rc (124: timed out); judging what the log holds"
+	boot_judge "$log" "$dir" "$branch" "$variant" "$profile" "$expect" "build ${build_s}s, boot ${boot_s}s; log $log"
+)
+
+boot_profile_tag() {	# "" for the test kernels, -<profile> for the others
+	[ "$1" = test ] || printf -- '-%s' "$1"
+}
+
+# boot_judge LOG DIR BRANCH VARIANT PROFILE EXPECT NOTE: the judged KTAP on
+# stdout and in DIR/<log name>.ktap, its records in DIR/<log name>.tsv
+boot_judge() {
+	local log=$1 dir=$2 branch=$3 variant=$4 profile=$5 expect=$6 note=$7 rc=0 out args=()
+	out=$dir/$(basename "$log" .log)
+	mkdir -p "$dir"
+	if [ "$expect" = 1 ]; then args=(--variant "$variant"); else args=(--no-expect); fi
+	kit_py ktap judge "$log" --kunit-dir "$(kunit_dir)" --branch "$branch" \
+		--expect "$TABLES_DIR/boot-expect.table" "${args[@]}" --profile "$profile" \
+		--title "boot $branch $variant$(boot_profile_tag "$profile")${KB_TAG:-}" --note "$note" \
+		--records "$out.tsv" > "$out.ktap" || rc=$?
+	cat "$out.ktap"
+	return "$rc"
+}

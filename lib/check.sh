@@ -1,0 +1,187 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# check.sh - check the kit's series as applied to a tree (make check):
+# checkpatch.pl --strict from the tree on every applied patch, then a W=1
+# build and sparse (C=1) of every object the series touches, for the build
+# target (ARCH=, LLVM=1, KCONFIG=: kbuild.sh), failing only on warnings
+# that are new against the same tree without the series; on branches whose
+# mainline has PREEMPT_RT every such object again with configs/rt.config.
+# An object that does not build without the series either is not the
+# series' fault: it is a skip that names the first real error.
+# Results are records (results.sh); the KTAP document goes to stdout, the
+# records, JUnit and logs to out/check/<name>/.
+kit_use tables trees state kbuild results fetch
+
+check_touched_objects() {
+	local name
+	for name in $(applied_patches "$CK_TREE"); do
+		patch_files "$(applied_patch "$CK_TREE" "$name")"
+	done | sort -u | sed -n 's/\.c$/.o/p'
+}
+
+check_checkpatch() {
+	local name out
+	for name in $(applied_patches "$CK_TREE"); do
+		out=$(cd "$CK_TREE" && perl scripts/checkpatch.pl --no-tree -q --no-summary --strict \
+			--ignore "$CHECKPATCH_IGNORE$(checkpatch_waivers "$DATA_DIR/backports/$CK_BRANCH/$name")" \
+			"$(applied_patch "$CK_TREE" "$name")" 2>&1) || true
+		if [ -z "$out" ]; then
+			result "$CK_RECORDS" case check "$CK_NAME" "checkpatch $name" pass "$(topic_of "$name")"
+		else
+			result "$CK_RECORDS" case check "$CK_NAME" "checkpatch $name" fail "$(topic_of "$name")" - \
+				"$out"$'\n'"checkpatch --strict: $(grep -cE '^(ERROR|WARNING|CHECK):' <<< "$out") finding(s) in $name"
+		fi
+	done
+}
+
+# check_normalise ROOT: warnings as "file: warning: text", relative to ROOT
+# and without line/column, so that moved lines do not count as new warnings
+check_normalise() {
+	sed -nE -e "s|^$1/||" -e 's/^([^ :]+):[0-9]+(:[0-9]+)?: (warning|error): /\1: \3: /p' | sort
+}
+
+# check_build SRC OBJDIR OBJECT LOG: compile OBJECT with W=1 and sparse
+# (C=1 checks what is compiled; the object is removed first so it is).
+# LOG.w1 gets the compiler's output, LOG.sparse sparse's, LOG.rc the status.
+check_build() {
+	local src=$1 obj=$2 o=$3 log=$4 rc=0
+	kb_objects "$src" "$obj" test "$log.all" W=1 C=1 CHECK="$CK_SPARSE" "$o" || rc=$?
+	echo "$rc" > "$log.rc"
+	# kbuild runs the compiler, then the checker: split at the CHECK line
+	awk -v w1="$log.w1" -v sp="$log.sparse" '
+		/^  CHECK / { out = sp; next }
+		/^  (CC|AS|LD|AR) / { out = w1 }
+		{ print > (out ? out : w1) }
+	' "$log.all"
+	touch "$log.w1" "$log.sparse"
+}
+
+# check_object OBJECT: build it with and without the series, compare
+check_object() {
+	local o=$1 log=$CK_LOGDIR/${1//\//_} kind new rc_base rc topic
+	topic=$(check_topic_of_object "$o")
+	check_build "$CK_BASE" "$CK_OBJ_BASE" "$o" "$log.unpatched"
+	check_build "$CK_SRC" "$CK_OBJ_TREE" "$o" "$log.patched"
+	rc_base=$(cat "$log.unpatched.rc")
+	rc=$(cat "$log.patched.rc")
+	for kind in w1 sparse; do
+		new=$(comm -13 <(check_normalise "$CK_BASE" < "$log.unpatched.$kind") \
+			       <(check_normalise "$CK_SRC" < "$log.patched.$kind"))
+		if [ "$rc_base" != 0 ] && [ "$rc" != 0 ]; then
+			result "$CK_RECORDS" case check "$CK_NAME" "$kind $o" skip "$topic" - \
+				"not verified by compiling: $o does not build without the series either ($(kb_first_error "$log.unpatched.all"); log: $log.unpatched.all)"
+		elif [ "$rc" != 0 ]; then
+			result "$CK_RECORDS" case check "$CK_NAME" "$kind $o" fail "$topic" - \
+				"$(kb_first_error "$log.patched.all")"$'\n'"$o does not build with the series; it builds without it (log: $log.patched.all)"
+		elif [ -n "$new" ]; then
+			result "$CK_RECORDS" case check "$CK_NAME" "$kind $o" fail "$topic" - \
+				"$new"$'\n'"$(wc -l <<< "$new") new $kind warning(s) in $o"
+		else
+			result "$CK_RECORDS" case check "$CK_NAME" "$kind $o" pass "$topic"
+		fi
+	done
+}
+
+# check_topic_of_object OBJECT -> the topic of the first applied patch that
+# touches its source
+check_topic_of_object() {
+	local name src=${1%.o}.c
+	for name in $(applied_patches "$CK_TREE"); do
+		if patch_files "$(applied_patch "$CK_TREE" "$name")" | grep -qxF "$src"; then
+			topic_of "$name"
+			return
+		fi
+	done
+	echo -
+}
+
+# check_configured OBJDIR OBJECT: OBJECT is part of the build of
+# OBJDIR/.config (its directory's Makefile adds it under obj-y or an option
+# set there); "make dir/x.o" compiles a single object whether it is
+# configured or not
+check_configured() {
+	local obj=$2 dir name opt
+	dir=$(dirname "$obj") name=$(basename "$obj")
+	opt=$(sed -n -E "s/^obj-\\$\((CONFIG_[A-Z0-9_]+)\)[[:space:]]*[+:]?=.*[[:space:]]${name//./\\.}([[:space:]].*)?$/\1/p" \
+		"$CK_SRC/$dir/Makefile" 2>/dev/null | sed -n 1p)
+	[ -z "$opt" ] || grep -qE "^$opt=[ym]$" "$1/.config"
+}
+
+# check_rt: on a branch whose mainline has PREEMPT_RT, every object the
+# series touches builds with PREEMPT_RT as well (configs/rt.config); an
+# object the RT config does not build (THP needs !PREEMPT_RT on some
+# branches) is a skip that says so
+check_rt() {
+	local o log rc topic
+	for o in $(check_touched_objects); do
+		log=$CK_LOGDIR/rt-${o//\//_}
+		topic=$(check_topic_of_object "$o")
+		progress "check: $o with PREEMPT_RT"
+		rc=0
+		kb_objects "$CK_SRC" "$CK_OBJ_RT" rt "$log" W=1 "$o" || rc=$?
+		if [ -f "$CK_OBJ_RT/.config" ] && ! check_configured "$CK_OBJ_RT" "$o"; then
+			result "$CK_RECORDS" case check "$CK_NAME" "PREEMPT_RT $o" skip "$topic" - "not built with PREEMPT_RT on $CK_BRANCH (its option is off)"
+		elif [ $rc = 0 ]; then
+			result "$CK_RECORDS" case check "$CK_NAME" "PREEMPT_RT $o" pass "$topic"
+		elif grep -q 'No rule to make target' "$log"; then
+			result "$CK_RECORDS" case check "$CK_NAME" "PREEMPT_RT $o" skip "$topic" - "not built with PREEMPT_RT on $CK_BRANCH"
+		else
+			result "$CK_RECORDS" case check "$CK_NAME" "PREEMPT_RT $o" fail "$topic" - \
+				"$(kb_first_error "$log")"$'\n'"$o does not build with PREEMPT_RT (log: $log)"
+		fi
+	done
+}
+
+# check_run TREE BRANCH -> the KTAP document of the check on stdout; the
+# build target is KB_* (kb_target).  0 when nothing failed.
+check_run() (
+	local o name passed failed skipped
+	CK_TREE=$1 CK_BRANCH=$2
+	need_cache
+	state_init "$CK_TREE"
+	lock_tree "$CK_TREE" shared
+	[ -n "$(applied_patches "$CK_TREE")" ] ||
+		die "the kit's series is not applied to $CK_TREE; run 'make apply KDIR=$CK_TREE' first"
+	CK_SPARSE=$(sparse_path) || exit
+	CK_NAME=$(tree_name "$CK_TREE")
+	[ "$CK_TREE" != "$(variant_dir "$CK_BRANCH" patched)" ] || CK_NAME=$CK_BRANCH
+	CK_NAME=$CK_NAME${KB_TAG:-}
+	CK_LOGDIR=$OUT_DIR/check/$CK_NAME
+	rm -rf "$CK_LOGDIR"
+	mkdir -p "$CK_LOGDIR"
+	CK_RECORDS=$CK_LOGDIR/results.tsv
+	: > "$CK_RECORDS"
+	check_checkpatch
+	# the sources: the kit's own trees as they are (never written; their
+	# build dirs are shared with make boot), any other tree through a
+	# hard-link copy (its current content, no blanks in the path)
+	if [ "$CK_TREE" = "$(variant_dir "$CK_BRANCH" patched)" ]; then
+		CK_SRC=$CK_TREE
+		CK_BASE=$(pristine_dir "$CK_BRANCH")
+		pristine_ok "$CK_BRANCH" content ||
+			die "the cached $CK_BRANCH tree was changed in place; run 'make tree BRANCH=$CK_BRANCH' to extract it again"
+		CK_OBJ_BASE=$(build_dir "$CK_BRANCH" unpatched)
+		CK_OBJ_TREE=$(build_dir "$CK_BRANCH" patched)
+	else
+		o=$CACHE_DIR/work/check/$(path_key "$CK_TREE")
+		progress "check: hard-link copies of $CK_TREE with and without the series"
+		link_copy "$CK_TREE" "$o/linux" clean
+		original_copy "$CK_TREE" "$o/base/linux" clean
+		CK_SRC=$o/linux CK_BASE=$o/base/linux
+		CK_OBJ_TREE=$o/build${KB_TAG:-}
+		CK_OBJ_BASE=$o/base/build${KB_TAG:-}
+	fi
+	CK_OBJ_RT=$CK_OBJ_TREE-rt
+	for o in $(check_touched_objects); do
+		progress "check: W=1 + sparse of $o, without and with the series ($(kb_describe))"
+		check_object "$o"
+	done
+	[ "$(branch_field "$CK_BRANCH" rt)" != yes ] || [ -n "${KB_KCONFIG:-}" ] || check_rt
+	read -r passed failed skipped < <(kit_py results count "$CK_RECORDS")
+	kit_py results junit -o "$CK_LOGDIR/junit.xml" --kunit-dir "$(kunit_dir)" "$CK_NAME.check=$CK_RECORDS" ||
+		warn "$CK_LOGDIR/junit.xml not written"
+	kit_py results ktap "$CK_RECORDS" \
+		--title "check: Linux $(kernel_version "$CK_TREE") ($CK_BRANCH, $(kb_describe)) in $CK_TREE" \
+		--summary "$CK_BRANCH"
+	[ "$failed" -eq 0 ]
+)

@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2034  # CLI_* are the command's settings
+# cli.sh - the options every command in bin/ shares, parsed in one place,
+# and the one resolution of the tree, branch and build target a command
+# then passes down as arguments.
+#
+#   --kdir DIR      a kernel tree (KDIR=); relative to --from
+#   --branch B      a supported branch (BRANCH=); with --kdir it must agree
+#   --from DIR      the caller's directory (the Makefile passes $PWD)
+#   --arch A        x86_64 or arm64 (ARCH=); default: the tree's own
+#   --llvm 1        build with clang/LLVM (LLVM=1)
+#   --kconfig K     the tree's own config: a defconfig name or a file (KCONFIG=)
+#   --verify M      strict: an object no build verifies refuses the change (VERIFY=)
+#   --topics LIST   topics (TOPICS=), --profile P (PROFILE=), --strict, --force
+# Anything else is left in CLI_REST for the command.
+kit_use tables trees
+
+# cli_parse ARGS...: the shared options into CLI_*, the others in CLI_REST
+cli_parse() {
+	CLI_KDIR=- CLI_BRANCH='' CLI_FROM=$PWD CLI_ARCH='' CLI_LLVM='' CLI_KCONFIG='' CLI_VERIFY=''
+	CLI_TOPICS='' CLI_PROFILE='' CLI_STRICT=0 CLI_FORCE=0
+	CLI_REST=()
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--strict) CLI_STRICT=1; shift; continue ;;
+		--force) CLI_FORCE=1; shift; continue ;;
+		--kdir|--branch|--from|--arch|--llvm|--kconfig|--verify|--topics|--profile)
+			[ $# -ge 2 ] || usage_error "$1 needs a value"
+			case $1 in
+			--kdir) CLI_KDIR=$2 ;;
+			--branch) CLI_BRANCH=$2 ;;
+			--from) CLI_FROM=$2 ;;
+			--arch) CLI_ARCH=$2 ;;
+			--llvm) CLI_LLVM=$2 ;;
+			--kconfig) CLI_KCONFIG=$2 ;;
+			--verify) CLI_VERIFY=$2 ;;
+			--topics) CLI_TOPICS=$2 ;;
+			--profile) CLI_PROFILE=$2 ;;
+			esac
+			shift 2 ;;
+		*) CLI_REST+=("$1"); shift ;;
+		esac
+	done
+	if [ -n "$CLI_BRANCH" ]; then require_branch "$CLI_BRANCH"; fi
+	if [ -n "$CLI_TOPICS" ]; then check_topics "$CLI_TOPICS" > /dev/null; fi
+	case $CLI_VERIFY in ''|default|strict) ;; *) usage_error "VERIFY=$CLI_VERIFY: use VERIFY=strict or leave it out" ;; esac
+	# a relative KCONFIG= file is the caller's
+	if [ -n "$CLI_KCONFIG" ] && [ "${CLI_KCONFIG#/}" = "$CLI_KCONFIG" ] && [ -f "$CLI_FROM/$CLI_KCONFIG" ]; then
+		CLI_KCONFIG=$CLI_FROM/$CLI_KCONFIG
+	fi
+	return 0
+}
+
+# cli_tree KIND: TREE and BRANCH of the command (trees.sh resolve_tree;
+# KIND is the kit's copy used without --kdir)
+cli_tree() {
+	resolve_tree "$CLI_KDIR" "$CLI_BRANCH" "$1" "$CLI_FROM"
+}
+
+# cli_target: KB_* for the command's build target on TREE (kbuild.sh)
+cli_target() {
+	kit_use kbuild
+	kb_target "$CLI_ARCH" "$CLI_LLVM" "$CLI_KCONFIG" "$TREE"
+}
+
+# cli_verify_args -> the compile verification options of apply, one a line
+cli_verify_args() {
+	[ -z "$CLI_ARCH" ] || printf '%s\n' --arch "$CLI_ARCH"
+	[ -z "$CLI_LLVM" ] || printf '%s\n' --llvm "$CLI_LLVM"
+	[ -z "$CLI_KCONFIG" ] || printf '%s\n' --kconfig "$CLI_KCONFIG"
+	[ -z "$CLI_VERIFY" ] || printf '%s\n' --verify "$CLI_VERIFY"
+}
+
+# cli_no_rest USAGE: the command takes no other argument
+cli_no_rest() {
+	[ ${#CLI_REST[@]} -eq 0 ] || usage_error "unknown argument '${CLI_REST[0]}'; usage: $1"
+}

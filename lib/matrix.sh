@@ -1,0 +1,207 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# matrix.sh - tree, apply and check on every branch, and with --boot the
+# boots (make matrix): the kernels tables/boot-baselines.table names per
+# branch; --full: the patched kernel, every baseline, the PREEMPT_RT boot
+# on the branches whose "rt" column in tables/branches.table is yes, and
+# every boot and check on every other build target too (arm64, LLVM).
+#
+# Every step writes result records (results.sh) to out/results/; from them
+# the one writer of each format makes out/ktap/<branch>-<step>.ktap,
+# out/junit.xml, out/results.json and out/matrix.md.  Status 1 if anything
+# failed.
+kit_use tables trees kbuild results steps fetch worktree check boot abi
+
+# matrix_tokens BRANCH FULL -> the table's tokens of the branch: VARIANT
+# [@PROFILE][/TARGET] boots and check/TARGET checks (TARGET: arm64, llvm,
+# arm64-llvm); with FULL every variant of every target
+matrix_tokens() {
+	local b=$1 full=$2 t v target
+	if [ "$full" = 1 ]; then
+		for target in "" /arm64 /llvm; do
+			echo "patched$target"
+			echo "unpatched$target"
+			for t in $(matrix_carried_topics "$b"); do echo "without-$t$target"; done
+			[ ! -d "$DATA_DIR/backports/$b/kabi" ] || echo "patched-kabi$target"
+			[ "$(branch_field "$b" rt)" != yes ] || echo "patched@rt$target"
+			[ -z "$target" ] || echo "check$target"
+		done
+		return
+	fi
+	for v in $(table_rows "$TABLES_DIR/boot-baselines.table" | awk -F'\t' -v b="$b" '
+			$1 == b { for (i = 2; i <= NF; i++) if ($i != "-") print $i; found = 1 }
+			$1 == "*" { for (i = 2; i <= NF; i++) if ($i != "-") d[++n] = $i }
+			END { if (!found) for (i = 1; i <= n; i++) print d[i] }'); do
+		echo "$v"
+	done
+}
+
+# matrix_carried_topics BRANCH -> topics the branch's patched tree carries
+matrix_carried_topics() {
+	result_names "$OUT_DIR/results/$1-apply.tsv" topic applied
+}
+
+# matrix_target TREE TARGET: KB_* for TARGET ("", arm64, llvm, arm64-llvm)
+matrix_target() {
+	local arch='' llvm=''
+	case $2 in
+	'') arch=$MX_ARCH llvm=$MX_LLVM ;;
+	arm64) arch=arm64 ;;
+	llvm) arch=$MX_ARCH llvm=1 ;;
+	arm64-llvm) arch=arm64 llvm=1 ;;
+	*) die "tables/boot-baselines.table: unknown target '/$2' (arm64, llvm or arm64-llvm)" ;;
+	esac
+	kb_target "$arch" "$llvm" "" "$1"
+}
+
+# matrix_tag TREE TARGET -> the build target's tag (kbuild.sh KB_TAG)
+matrix_tag() {
+	( matrix_target "$1" "$2" && printf '%s\n' "${KB_TAG:-}" ) 2>/dev/null || true
+}
+
+# matrix_step BRANCH STEP RECORDS CMD...: run one step of a branch in a
+# subshell; the records CMD writes to RECORDS go to out/results/, with a
+# record of its time and an error record when it broke without a failure
+matrix_step() {
+	local b=$1 step=$2 from=$3 records=$OUT_DIR/results/$1-$2.tsv log=$OUT_DIR/status/$1-$2.log
+	shift 3
+	rm -f "$from"
+	step_run_split "$OUT_DIR/status/$b-$step.out" "$log" "$@"
+	: > "$records"
+	if [ -f "$from" ]; then
+		# the records of the step, as this branch's step
+		awk -F'\t' -v OFS='\t' -v s="$step" -v b="$b" '{ $2 = s; $3 = b; print }' "$from" > "$records"
+	fi
+	step_close "$records" "$step" "$b" "$log"
+	awk -F'\t' '$1 == "step"' "$records" >> "$OUT_DIR/results/$b.steps.tsv"
+	awk -F'\t' '$1 != "step"' "$records" > "$records.tmp"
+	mv "$records.tmp" "$records"
+	progress "matrix: $b $step: $(kit_py results count "$records" | awk '{ printf "%s passed, %s failed, %s skipped", $1, $2, $3 }') (${STEP_RC})"
+}
+
+# the steps: each runs in a subshell of its own (matrix_step)
+matrix_apply() (	# BRANCH
+	local tree
+	tree=$(worktree "$1" patched fresh) || exit
+	printf '%s\n' "$tree" > "$OUT_DIR/status/$1.tree"
+)
+
+matrix_check() (	# BRANCH TREE TARGET
+	matrix_target "$2" "$3"
+	check_run "$2" "$1"
+)
+
+matrix_boot() (	# BRANCH VARIANT PROFILE TARGET
+	matrix_target "$(pristine_dir "$1")" "$4"
+	boot_run --branch "$1" --variant "$2" --profile "$3"
+)
+
+matrix_abi() (	# BRANCH PROFILE [TOPICS]
+	matrix_target "$(pristine_dir "$1")" ""
+	abi_run "$(pristine_dir "$1")" "$1" "$1" --profile "$2" ${3:+--topics "$3"}
+)
+
+# matrix_abi_profile BRANCH FULL -> the profile(s) make abi reports on
+# BRANCH in this run, or nothing: every branch with FULL, else the one
+# branch named by @test-branch in tables/abi-expect.table; "both" where
+# the branch has kABI variants
+matrix_abi_profile() {
+	[ "$2" = 1 ] || [ "$1" = "$(table_setting "$TABLES_DIR/abi-expect.table" test-branch)" ] || return 0
+	if [ -d "$DATA_DIR/backports/$1/kabi" ]; then echo both; else echo default; fi
+}
+
+matrix_branch() {
+	local b=$1 boot=$2 full=$3 tree token v p target topics tag
+	step_run "$OUT_DIR/status/$b-tree.log" fetch_tree "$b"
+	if [ "$STEP_RC" = 0 ]; then
+		result "$OUT_DIR/results/$b.steps.tsv" step tree "$b" tree pass - "$STEP_SECONDS" \
+			"Linux $(kernel_version "$(pristine_dir "$b")")"
+	else
+		result "$OUT_DIR/results/$b-apply.tsv" case apply "$b" tree error - "$STEP_SECONDS" \
+			"$(tail -n1 "$OUT_DIR/status/$b-tree.log")"
+		return 0
+	fi
+	matrix_step "$b" apply "$(worktree_records "$b" patched)" matrix_apply "$b"
+	tree=$(cat "$OUT_DIR/status/$b.tree" 2>/dev/null || true)
+	[ -n "$tree" ] || return 0
+	matrix_step "$b" check "$OUT_DIR/check/$b$(matrix_tag "$tree" "")/results.tsv" matrix_check "$b" "$tree" ""
+	for token in $(matrix_tokens "$b" "$full"); do
+		case $token in
+		check/*) target=${token#check/}
+			matrix_step "$b" "check-$target" "$OUT_DIR/check/$b$(matrix_tag "$tree" "$target")/results.tsv" \
+				matrix_check "$b" "$tree" "$target" ;;
+		esac
+	done
+	[ "$boot" = 1 ] || return 0
+	p=$(matrix_abi_profile "$b" "$full")
+	if [ -n "$p" ]; then
+		# plain make test: only the @test-topics (FULL=1: every topic)
+		topics=$([ "$full" = 1 ] || table_setting "$TABLES_DIR/abi-expect.table" test-topics)
+		matrix_step "$b" abi "$CACHE_DIR/abi/$b$(matrix_tag "$(pristine_dir "$b")" "")/results.tsv" \
+			matrix_abi "$b" "$p" "$topics"
+	fi
+	for token in $(matrix_tokens "$b" "$full"); do
+		case $token in check/*) continue ;; esac
+		target=
+		case $token in */*) target=${token#*/} token=${token%%/*} ;; esac
+		v=${token%%@*} p=test
+		case $token in *@*) p=${token#*@} ;; esac
+		tag=$b-$v$([ "$p" = test ] || echo "-$p")$(matrix_tag "$(pristine_dir "$b")" "$target")
+		matrix_step "$b" "boot-${tag#"$b"-}" "$OUT_DIR/boot/$tag.tsv" matrix_boot "$b" "$v" "$p" "$target"
+	done
+}
+
+# matrix_run [--boot] [--full] [--arch A] [--llvm L] [BRANCH...]: the
+# matrix; ARCH and LLVM are the default build target of every step
+matrix_run() (
+	local b f boot=0 full=0 fail=0 t0 branches=() files=() args=()
+	MX_ARCH='' MX_LLVM=''
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--boot) boot=1; shift ;;
+		--full) full=1; boot=1; shift ;;
+		--arch) MX_ARCH=${2:-}; shift 2 ;;
+		--llvm) MX_LLVM=${2:-}; shift 2 ;;
+		-*) usage_error "matrix: unknown option '$1'" ;;
+		*) branches+=("$1"); shift ;;
+		esac
+	done
+	# shellcheck disable=SC2206
+	[ ${#branches[@]} -gt 0 ] || branches=($SUPPORTED_BRANCHES)
+	for b in "${branches[@]}"; do require_branch "$b"; done
+	need_cache
+	rm -rf "$OUT_DIR/ktap" "$OUT_DIR/status" "$OUT_DIR/results"
+	mkdir -p "$OUT_DIR/ktap" "$OUT_DIR/status" "$OUT_DIR/results"
+	t0=$(date +%s)
+	for b in "${branches[@]}"; do
+		progress "matrix: $b"
+		matrix_branch "$b" "$boot" "$full"
+	done
+	# one writer per format, all from the records
+	for f in "$OUT_DIR"/results/*-*.tsv; do
+		[ -f "$f" ] || continue
+		b=${f##*/}
+		b=${b%.tsv}
+		if [[ $b == *-boot-* ]] && [ -f "$OUT_DIR/boot/${b/-boot-/-}.ktap" ]; then
+			# the judge's document (written by the one KTAP writer)
+			cp "$OUT_DIR/boot/${b/-boot-/-}.ktap" "$OUT_DIR/ktap/$b.ktap"
+		else
+			kit_py results ktap "$f" --title "$b" --summary "$b" > "$OUT_DIR/ktap/$b.ktap" || true
+		fi
+		files+=("$f")
+		args+=("$b=$f")
+	done
+	kit_py results markdown -o "$OUT_DIR/matrix.md" --branches "${branches[*]}" \
+		"${files[@]}" "$OUT_DIR"/results/*.steps.tsv || { warn "out/matrix.md not written"; fail=1; }
+	kit_py results junit -o "$OUT_DIR/junit.xml" --kunit-dir "$(kunit_dir)" "${args[@]}" ||
+		{ warn "out/junit.xml not written"; fail=1; }
+	kit_py results json -o "$OUT_DIR/results.json" "${files[@]}" "$OUT_DIR"/results/*.steps.tsv ||
+		{ warn "out/results.json not written"; fail=1; }
+	progress "matrix: $(( $(date +%s) - t0 ))s for ${branches[*]}"
+	cat "$OUT_DIR/matrix.md"
+	for f in "${files[@]}"; do
+		read -r _ n _ < <(kit_py results count "$f") || n=invalid
+		[ "$n" = 0 ] || { warn "$(basename "$f" .tsv): $n failed"; fail=1; }
+	done
+	return $fail
+)

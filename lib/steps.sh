@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2034  # STEP_* are the step's results for the caller
+# steps.sh - the one step runner of the kit (make matrix, make test, make
+# bench-kit): run one step, time it, and make sure a step that broke is a
+# failure in its records, never a silent pass.
+kit_use results
+
+# step_run OUT CMD...: run CMD with stdout and stderr to OUT (a log); sets
+# STEP_RC (its status) and STEP_SECONDS (wall time)
+step_run() {
+	local out=$1 t0
+	shift
+	t0=$(date +%s.%N)
+	STEP_RC=0
+	"$@" > "$out" 2>&1 || STEP_RC=$?
+	STEP_SECONDS=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+}
+
+# step_run_split OUT ERR CMD...: the same with stdout to OUT, stderr to ERR
+step_run_split() {
+	local out=$1 err=$2 t0
+	shift 2
+	t0=$(date +%s.%N)
+	STEP_RC=0
+	"$@" > "$out" 2> "$err" || STEP_RC=$?
+	STEP_SECONDS=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+}
+
+# step_close RECORDS STEP BRANCH LOG: the step's own record (kind step,
+# with its time; "pass" or "error"); a step that exited non-zero without
+# a failed record of its own gets an "error" case naming its status and
+# the last lines of LOG, so a crash is never a pass
+step_close() {
+	local records=$1 step=$2 branch=$3 log=$4 failed
+	failed=$(awk -F'\t' -v s="$step" '$2 == s && $1 != "step" && ($5 == "fail" || $5 == "failed" || $5 == "error" || $5 == "not-tried") { n++ } END { print n + 0 }' "$records" 2>/dev/null || echo 0)
+	if [ "$STEP_RC" -ne 0 ] && [ "$failed" -eq 0 ]; then
+		result "$records" case "$step" "$branch" "$step" error - "$STEP_SECONDS" \
+			"$(grep -v '^\[[0-9:]*\] ' "$log" 2>/dev/null | tail -n 5)"$'\n'"$step exited with status $STEP_RC without a failed result"
+	fi
+	result "$records" step "$step" "$branch" "$step" "$([ "$STEP_RC" -eq 0 ] && echo pass || echo error)" - "$STEP_SECONDS" \
+		"exit status $STEP_RC; log: $log"
+}
