@@ -158,8 +158,7 @@ check_run() (
 	if [ "$CK_TREE" = "$(variant_dir "$CK_BRANCH" patched)" ]; then
 		CK_SRC=$CK_TREE
 		CK_BASE=$(pristine_dir "$CK_BRANCH")
-		pristine_ok "$CK_BRANCH" content ||
-			die "the cached $CK_BRANCH tree was changed in place; run 'make tree BRANCH=$CK_BRANCH' to extract it again"
+		pristine_verify "$CK_BRANCH"
 		CK_OBJ_BASE=$(build_dir "$CK_BRANCH" unpatched)
 		CK_OBJ_TREE=$(build_dir "$CK_BRANCH" patched)
 	else

@@ -201,6 +201,7 @@ fetch_tree() {
 	lock_tree "$(dirname "$dir")"
 	if [ -z "$refresh" ] && [ -f "$dir/Makefile" ] && [ -f "$(dirname "$dir")/source" ]; then
 		if pristine_ok "$branch" content; then
+			PRISTINE_VERIFIED[$branch]=1
 			progress "tree: $branch already extracted ($(kernel_version "$dir"))"
 			printf '%s\n' "$dir"
 			return 0

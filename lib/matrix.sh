@@ -80,6 +80,10 @@ matrix_step() {
 }
 
 # the steps: each runs in a subshell of its own (matrix_step)
+matrix_fetch() (	# BRANCH
+	fetch_tree "$1"
+)
+
 matrix_apply() (	# BRANCH
 	local tree
 	tree=$(worktree "$1" patched fresh) || exit
@@ -112,8 +116,10 @@ matrix_abi_profile() {
 
 matrix_branch() {
 	local b=$1 boot=$2 full=$3 tree token v p target topics tag
-	step_run "$OUT_DIR/status/$b-tree.log" fetch_tree "$b"
+	step_run "$OUT_DIR/status/$b-tree.log" matrix_fetch "$b"
 	if [ "$STEP_RC" = 0 ]; then
+		# fetch_tree verified its content: the steps' subshells inherit that
+		PRISTINE_VERIFIED[$b]=1
 		result "$OUT_DIR/results/$b.steps.tsv" step tree "$b" tree pass - "$STEP_SECONDS" \
 			"Linux $(kernel_version "$(pristine_dir "$b")")"
 	else

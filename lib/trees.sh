@@ -168,6 +168,21 @@ pristine_ok() {
 	cmp -s <(tree_sums "$dir") "$dir.sums"
 }
 
+# pristine_verify BRANCH: the pristine tree's content is checked against
+# its sums once per command (a command that makes many copies, make
+# matrix, verifies each branch once before its steps; the steps run in
+# subshells that inherit the result)
+declare -A PRISTINE_VERIFIED=()
+pristine_verify() {
+	[ -z "${PRISTINE_VERIFIED[$1]:-}" ] || return 0
+	if ! pristine_ok "$1" content; then
+		warn "the cached $1 tree was changed in place (a file differs from its seal); extracting it again"
+		kit_use fetch
+		( fetch_tree "$1" refresh ) >/dev/null || exit
+	fi
+	PRISTINE_VERIFIED[$1]=1
+}
+
 # scratch_copy BRANCH DEST: fresh hard-link copy of the pristine tree
 # (checked against its manifest and content sums first, extracted again if
 # it was changed).  Every file the kit may change is a private writable
@@ -176,7 +191,9 @@ scratch_copy() {
 	local src dest=$2
 	src=$(pristine_dir "$1")
 	[ -d "$src" ] || die "no cached tree for $1; run 'make tree BRANCH=$1' first"
-	if ! pristine_ok "$1" content; then
+	if [ -n "${PRISTINE_VERIFIED[$1]:-}" ]; then
+		pristine_ok "$1" || { unset "PRISTINE_VERIFIED[$1]"; pristine_verify "$1"; }
+	elif ! pristine_ok "$1" content; then
 		warn "the cached $1 tree was changed in place; extracting it again"
 		kit_use fetch
 		( fetch_tree "$1" refresh ) >/dev/null || exit
