@@ -12,7 +12,9 @@ A record file is TSV, one record a line, no header, 8 fields:
   branch   the branch, or the name of a KDIR tree
   name     a path, "/" between its levels (nosteal_test/down_read_..._writer,
            default/khugepaged-ro-collapse); a record named by a parent path
-           gives that parent's own status and diagnostics.  Within a level
+           that follows its children's records gives that parent's own
+           status and diagnostics (a name may otherwise repeat: each such
+           record is a test of its own, as in a guest's log).  Within a level
            "\\/" is a "/" and "\\\\" a backslash; no "#" (KTAP reads it as a
            directive)
   status   one of STATUSES
@@ -217,51 +219,56 @@ def shown(records):
 
 
 class Node:
-    """One test of the document: a level of the records' names, with its
-    own records and its children in the order they first appear."""
+    """One test of the document: a level of the records' names, its own
+    record (None for a parent named only by its children's records) and
+    its children, in order."""
 
     def __init__(self, name):
         self.name = name
-        self.own = []
-        self.children = {}
+        self.record = None
+        self.children = []
 
     @property
     def ok(self):
-        return all(r.ok for r in self.own) and all(c.ok for c in self.children.values())
-
-    def last(self):
-        return self.own[-1] if self.own else None
+        return (self.record is None or self.record.ok) and all(c.ok for c in self.children)
 
     def directive(self):
         """('SKIP'|'XFAIL'|'', reason) of an ok test."""
-        r = self.last()
+        r = self.record
         if not self.ok or r is None:
             return '', ''
         kind = 'SKIP' if r.status in SKIPPED else 'XFAIL' if r.status == 'xfail' else ''
         return kind, (r.lines[-1] if kind and r.lines else '')
 
     def diagnostics(self):
-        """The diagnostic lines before the result line: every own record's
+        """The diagnostic lines before the result line: the own record's
         text, less the reason a directive carries."""
-        out = [l for r in self.own[:-1] for l in r.lines]
-        if self.own:
-            lines = self.last().lines
-            out += lines[:-1] if self.directive()[0] else lines
-        return out
+        lines = self.record.lines if self.record else []
+        return lines[:-1] if self.directive()[0] else lines
 
 
 def tree(records):
+    """The records' tests, nested by name.  A record named by a parent path
+    is that parent's own result when it follows the parent's children;
+    otherwise a name that repeats is another test (as in a guest's log)."""
     root = Node('')
     for r in shown(records):
         node = root
-        for level in split_name(r.name):
-            node = node.children.setdefault(level, Node(level))
-        node.own.append(r)
+        levels = split_name(r.name)
+        for i, level in enumerate(levels):
+            last = i == len(levels) - 1
+            same = [c for c in node.children if c.name == level]
+            cand = same[-1] if same else None
+            if cand is None or cand.record is not None or (last and not cand.children):
+                cand = Node(level)
+                node.children.append(cand)
+            node = cand
+        node.record = r
     return root
 
 
 def leaves(node):
-    for c in node.children.values():
+    for c in node.children:
         if c.children:
             yield from leaves(c)
         else:
@@ -295,7 +302,7 @@ def ktap_lines(records, title=None):
         out.append(f'# {title}')
     root = tree(records)
     out.append(f'1..{len(root.children)}')
-    for n, child in enumerate(root.children.values(), 1):
+    for n, child in enumerate(root.children, 1):
         _ktap_node(child, 0, n, out)
     return out
 
@@ -305,7 +312,7 @@ def _ktap_node(node, depth, n, out):
     if node.children:
         sub = ind + '    '
         out += [f'{sub}KTAP version 1', f'{sub}# Subtest: {node.name}', f'{sub}1..{len(node.children)}']
-        for k, child in enumerate(node.children.values(), 1):
+        for k, child in enumerate(node.children, 1):
             _ktap_node(child, depth + 1, k, out)
     out += [f'{ind}# {l}' for l in node.diagnostics()]
     kind, reason = node.directive()
@@ -325,10 +332,9 @@ class Case:
 
 
 def _case_of(node, classname):
-    text = '\n'.join(l for r in node.own for l in r.lines)
-    bad = [r for r in node.own if not r.ok]
-    if bad:
-        r = next((x for x in bad if x.status == 'error'), bad[-1])
+    r = node.record
+    text = r.text if r else ''
+    if r is not None and not r.ok:
         kind = 'error' if r.status == 'error' else 'failure'
         return Case(classname, node.name, kind, r.lines[-1] if r.lines else r.status, text)
     kind, reason = node.directive()
@@ -341,12 +347,12 @@ def _case_of(node, classname):
 
 def junit_cases(node, classname):
     cases = []
-    for child in node.children.values():
+    for child in node.children:
         if not child.children:
             cases.append(_case_of(child, classname))
             continue
         cases += junit_cases(child, f'{classname}.{child.name}')
-        if not child.ok and all(c.ok for c in child.children.values()):
+        if not child.ok and all(c.ok for c in child.children):
             cases.append(_case_of(child, classname))
     return cases
 
