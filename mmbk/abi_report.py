@@ -1,14 +1,14 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""abi-report.py - compare the interface kernels scripts/abi.sh built and
-write the per-topic report.
+"""abi-report - compare the interface kernels the abi step built and write
+the per-topic report and its records.
 
-usage: abi-report.py --name N --profile P [--branch B] [--tree DIR]
-                     [--expect TABLE] --out FILE.md TOPIC=OLD=NEW=STATE...
+usage: abi-report --name N --profile P [--branch B] [--tree DIR]
+                  [--expect TABLE] --out FILE.md --records OUT.tsv
+                  TOPIC=OLD=NEW=STATE...
 
-OLD and NEW are build directories of scripts/abi.sh (Module.symvers,
-abi.xml from abidw, formats.log from the guest); each TOPIC is judged on
-what changed from OLD to NEW:
+OLD and NEW are build directories of the abi step (Module.symvers, abi.xml
+from abidw, formats.log from the guest); each TOPIC is judged on what
+changed from OLD to NEW:
   symbols      exported symbols removed or with another CRC: breaking;
                added: additive
   types        abidiff of the two ABI dumps: removed or changed functions
@@ -16,25 +16,22 @@ what changed from OLD to NEW:
   tracepoints  trace event format files (the "ID:" line left out: ids are
                given out at boot): an event removed or its format changed:
                breaking; added: additive
-The verdict of a topic is the worst of the three.  Prints KTAP (one case a
-topic) and exits 1 when a verdict is not the one TABLE expects for the
-branch (rows "branch profile topic verdict"), or is "breaking" in the kABI
-profile.
+The verdict of a topic is the worst of the three.  STATE is the topic's
+apply result ("applied...", "nothing to do...", anything else: not
+applied).  Appends one record a topic to OUT.tsv (kind case, step abi,
+name PROFILE/TOPIC: the KTAP writer nests the profiles), and exits 1 when a
+verdict is not the one TABLE (tables/abi-expect.table, its header has the
+rules) expects for the branch, or is "breaking" in the kABI profile.
 """
-import argparse
 import difflib
 import os
 import re
 import subprocess
-import sys
+
+from mmbk import EXIT_FAILED, ArgumentParser, Error, results
 
 RANK = {'none': 0, 'additive': 1, 'breaking': 2}
 MAX_LINES = 40
-
-
-def die(msg):
-    sys.stderr.write(f'abi-report.py: error: {msg}\n')
-    sys.exit(2)
 
 
 def read_symvers(path):
@@ -69,7 +66,8 @@ def read_formats(path):
                 if not body.startswith('ID:'):
                     events[cur].append(body)
     if not seen_end:
-        die(f'{path}: the format dump is incomplete (no MMBK-END)')
+        raise Error(f'{path}: the format dump is incomplete (no MMBK-END)',
+                    'boot the interface kernel again (its guest log is next to the dump)', EXIT_FAILED)
     return events
 
 
@@ -103,7 +101,8 @@ def diff_types(old, new, keep):
     # abidiff: bit 0 error, bit 1 usage error, bit 2 ABI change, bit 3
     # incompatible change
     if proc.returncode & 3:
-        die(f'abidiff {old} {new} failed: {proc.stderr.strip()[:300]}')
+        raise Error(f'abidiff {old} {new} failed: {" ".join(proc.stderr.split())[:300]}',
+                    'check the two abidw dumps', EXIT_FAILED)
     with open(keep, 'w', encoding='utf-8') as f:
         f.write(proc.stdout)
     removed = changed = added = 0
@@ -139,41 +138,58 @@ def diff_formats(old, new):
 
 
 def read_expect(path, branch, profile):
-    want = {}
-    if not branch or not path or not os.path.exists(path):
-        return want
-    with open(path, encoding='utf-8') as f:
-        for line in f:
-            line = line.split('#', 1)[0].split()
-            if len(line) == 4 and line[0] == branch and line[1] == profile:
-                want[line[2]] = line[3]
-    return want
+    """({topic: verdict} of BRANCH's rows, {topic: verdict} of the "*"
+    rows) of PROFILE; both empty without a branch (a KDIR tree)."""
+    own, default = {}, {}
+    if not branch or not path:
+        return own, default
+    try:
+        with open(path, encoding='utf-8') as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        raise Error(f'cannot read {path}: {e.strerror}', 'pass --expect tables/abi-expect.table') from e
+    for n, line in enumerate(lines, 1):
+        cols = line.split('#', 1)[0].split()
+        if not cols or cols[0].startswith('@'):
+            continue
+        if len(cols) != 4 or cols[3] not in RANK:
+            raise Error(f'{path}:{n}: expected "branch profile topic verdict" with a verdict of '
+                        + '|'.join(RANK), 'fix the row')
+        if cols[1] == profile and cols[0] in (branch, '*'):
+            (own if cols[0] == branch else default)[cols[2]] = cols[3]
+    return own, default
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+def main(argv):
+    p = ArgumentParser(prog='abi-report', description=__doc__.split('\n\n')[0])
     p.add_argument('--name', required=True)
     p.add_argument('--profile', required=True)
     p.add_argument('--branch', default='')
     p.add_argument('--tree', default='')
     p.add_argument('--expect', default='')
     p.add_argument('--out', required=True)
+    p.add_argument('--records', required=True, metavar='OUT.tsv')
     p.add_argument('topics', nargs='+', metavar='TOPIC=OLD=NEW=STATE')
-    args = p.parse_args()
-    want = read_expect(args.expect, args.branch, args.profile)
+    args = p.parse_args(argv)
+    own, default = read_expect(args.expect, args.branch, args.profile)
     detail_dir = os.path.splitext(args.out)[0]
     os.makedirs(detail_dir, exist_ok=True)
-    rows, sections, ktap, failed = [], [], [], 0
-    for n, spec in enumerate(args.topics, 1):
+    rows, sections, records, failed = [], [], [], 0
+
+    def record(topic, status, lines):
+        records.append(results.Record('case', 'abi', args.branch or args.name,
+                                      results.join_name([args.profile, topic]), status, topic, None,
+                                      '\n'.join(lines)))
+    for spec in args.topics:
         try:
             topic, old, new, state = spec.split('=', 3)
         except ValueError:
-            die(f"'{spec}' is not TOPIC=OLD=NEW=STATE")
+            raise Error(f"'{spec}' is not TOPIC=OLD=NEW=STATE", 'give each topic its two build dirs and apply result') from None
         applied = state.startswith('applied')
-        if not applied and not state.startswith('nothing to do'):
+        nothing = state.startswith('nothing to do')
+        if not applied and not nothing:
             rows.append((topic, 'not applied', state, '-', '-', '-'))
-            ktap.append(f'# {topic}: not applied: {state}')
-            ktap.append(f'ok {n} {topic} # SKIP not applied')
+            record(topic, 'skip', [f'{topic}: not applied: {state}', 'not applied'])
             continue
         parts = {}
         if os.path.realpath(old) == os.path.realpath(new):
@@ -196,24 +212,28 @@ def main():
         else:
             sec.append('No change in exported symbols, their types or the trace event formats.')
         sections += sec + ['']
-        for k, e in ev_all[:MAX_LINES]:
-            ktap.append(f'# {k}: {e.strip()}')
+        if topic in own:
+            want, row = own[topic], f'row {args.branch}'
+        elif nothing and args.branch:
+            want, row = 'none', 'nothing to do on the branch'
+        elif topic in default:
+            want, row = default[topic], 'row *'
+        else:
+            want = row = None
         bad = ''
-        if topic in want and want[topic] != verdict:
-            bad = f'expected {want[topic]} (tests/abi/expect.table)'
+        if want and want != verdict:
+            bad = f'expected {want} (tables/abi-expect.table, {row})'
         elif args.profile == 'kabi' and verdict == 'breaking':
             bad = 'the kABI profile must not break the interface'
-        ktap.append(f'# {topic}: {verdict}' + (f'; {bad}' if bad else ''))
         if bad:
             failed += 1
-            ktap.append(f'not ok {n} {topic}')
-        else:
-            ktap.append(f'ok {n} {topic}')
+        record(topic, 'fail' if bad else 'pass', [f'{k}: {e.strip()}' for k, e in ev_all[:MAX_LINES]] +
+               [f'{topic}: {verdict}' + (f'; {bad}' if bad else '')])
     with open(args.out + '.tmp', 'w', encoding='utf-8') as f:
         f.write(f'# Interface changes: {args.name}, {args.profile} profile\n\n')
         if args.tree:
             f.write(f'Tree: `{args.tree}`. ')
-        f.write('Each topic is applied on top of the ones before it (scripts/abi.sh); its build '
+        f.write('Each topic is applied on top of the ones before it (the abi step); its build '
                 '(configs/abi.config: MODVERSIONS, DWARF, no lock debugging) is compared with the '
                 'build before it: exported symbols and CRCs (Module.symvers), types reachable from '
                 'the exports (abidiff of abidw dumps), trace event formats (tracefs, read in the '
@@ -224,11 +244,5 @@ def main():
             f.write('| ' + ' | '.join(r) + ' |\n')
         f.write('\n' + '\n'.join(sections))
     os.replace(args.out + '.tmp', args.out)
-    print('KTAP version 1')
-    print(f'1..{len(args.topics)}')
-    print('\n'.join(ktap))
-    return 1 if failed else 0
-
-
-if __name__ == '__main__':
-    sys.exit(main())
+    results.write(args.records, records, 'a')
+    return EXIT_FAILED if failed else 0

@@ -1,6 +1,5 @@
-#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""bench-report.py METRICS.TSV OUTDIR [ROUNDS] - turn scripts/bench.sh's raw
+"""bench-report METRICS.TSV OUTDIR [ROUNDS] - turn the bench step's raw
 figures into OUTDIR/bench.md (a table per branch), OUTDIR/bench.json and
 OUTDIR/bench.svg (ratios per branch next to upstream's reference ratios).
 
@@ -19,19 +18,16 @@ no ratio, not even a bound: it is left out and counted (censored_both).
 Python 3 standard library only."""
 
 import json
+import math
 import os
 import random
-import re
-import math
 import statistics
-import sys
 import time
 from collections import defaultdict
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import kitdata  # noqa: E402  (backports/branches.table, the only list)
+from mmbk import ArgumentParser, Error, tables
 
-BRANCH_ORDER = kitdata.branch_names()
+BRANCH_ORDER = tables.branch_names()
 
 # figure -> (label, better, upstream reference ratio or None, its source)
 KNOWN = {
@@ -80,7 +76,7 @@ PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e
 COLORS = {b: PALETTE[i % len(PALETTE)] for i, b in enumerate(BRANCH_ORDER)}
 
 # the targets of the benchmarks issue: figure -> (text, test on the ratio CI,
-# the topic of backports/topics.table whose effect it judges)
+# the topic of tables/topics.table whose effect it judges)
 TARGETS = [
     ("scan.fast.collapse_s", "collapse under contention, fast: ratio <= 0.33",
      lambda f: f["ci_hi"] <= 0.33, "khugepaged-mmap-lock"),
@@ -111,30 +107,33 @@ def load(path):
     data = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
     units, info = {}, defaultdict(dict)
     censored = set()
-    with open(path) as f:
-        next(f, None)
-        for line in f:
-            p = line.rstrip("\n").split("\t")
-            if len(p) != 6:
-                continue
-            b, v, r, m, val, unit = p
-            if m == "run.seconds":  # a resumed run adds its part
-                info[b][m] = str((num(info[b].get(m, "0")) or 0) + (num(val) or 0))
-                continue
-            if m.startswith("run."):  # run.date: one per (resumed) run
-                info[b][m] = ", ".join(x for x in (info[b].get(m), val) if x)
-                continue
-            if m == "kernel.bzimage":
-                info[b].setdefault("bzimage_" + v, set()).add(val)
-                continue
-            if m == "bench.programs":  # the workloads' sha256 (bench.sh)
-                info[b].setdefault("programs", set()).add(val)
-                continue
-            if val.startswith(">"):
-                censored.add((b, m, v, int(r)))
-                val = val[1:]
-            data[b][m][v][int(r)] = num(val) if val != "fail" else None
-            units[m] = unit
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()[1:]
+    except OSError as e:
+        raise Error("cannot read %s: %s" % (path, e.strerror), "run make bench first (or name its metrics.tsv)") from e
+    for line in lines:
+        p = line.rstrip("\n").split("\t")
+        if len(p) != 6:
+            continue
+        b, v, r, m, val, unit = p
+        if m == "run.seconds":  # a resumed run adds its part
+            info[b][m] = str((num(info[b].get(m, "0")) or 0) + (num(val) or 0))
+            continue
+        if m.startswith("run."):  # run.date: one per (resumed) run
+            info[b][m] = ", ".join(x for x in (info[b].get(m), val) if x)
+            continue
+        if m == "kernel.bzimage":
+            info[b].setdefault("bzimage_" + v, set()).add(val)
+            continue
+        if m == "bench.programs":  # the sha256 of the bench programs
+            info[b].setdefault("programs", set()).add(val)
+            continue
+        if val.startswith(">"):
+            censored.add((b, m, v, int(r)))
+            val = val[1:]
+        data[b][m][v][int(r)] = num(val) if val != "fail" else None
+        units[m] = unit
     return data, units, info, censored
 
 
@@ -265,9 +264,14 @@ def ratio_cell(f):
     return "%s**%.3f** [%.3f, %.3f]%s" % (mark, f["ratio_median"], f["ci_lo"], f["ci_hi"], dropped)
 
 
-def main():
-    tsv, outdir = sys.argv[1], sys.argv[2]
-    rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 5
+def main(argv):
+    ap = ArgumentParser(prog='bench-report', description=__doc__.split('\n\n', 1)[0])
+    ap.add_argument('tsv', metavar='METRICS.TSV')
+    ap.add_argument('outdir', metavar='OUTDIR')
+    ap.add_argument('rounds', metavar='ROUNDS', type=int, nargs='?', default=5,
+                    help='the rounds the run asked for (default 5)')
+    args = ap.parse_args(argv)
+    tsv, outdir, rounds = args.tsv, args.outdir, args.rounds
     data, units, info, censored = load(tsv)
     branches = [b for b in BRANCH_ORDER if b in data] + sorted(b for b in data if b not in BRANCH_ORDER)
     report = {
@@ -322,7 +326,7 @@ def targets(figs, carries):
     """[(target text, met / missed / not measured / not applicable, ratio cell)];
     carries: the branch's patch file names (None: unknown, judge every target)"""
     out = []
-    topics = kitdata.topics()
+    topics = tables.topics()
     for m, text, test, topic in TARGETS:
         f = figs.get(m)
         if carries is not None and not set(topics.get(topic, [])) & carries:
@@ -350,10 +354,8 @@ def order_key(m):
 def carried_set(b):
     """patch file names of the branch series (backports/<b>/series); None when
     the kit has no series for b"""
-    try:
-        return set(kitdata.series(os.path.join(kitdata.DATA_DIR, "backports", b, "series")))
-    except OSError:
-        return None
+    path = tables.branch_series_path(b)
+    return set(tables.series(path)) if os.path.isfile(path) else None
 
 
 def carried(b):
@@ -369,7 +371,7 @@ SEED_OF = "0001: 58f595c66591 (KSM break_ksm); 0002-0003: 62b98015d988, 473b7322
 
 def write_md(rep, path):
     L = ["# Benchmarks: patched / unpatched", "",
-         "Generated %s by `make bench` (scripts/bench.sh, scripts/bench-report.py)." % rep["generated"],
+         "Generated %s by `make bench` (mmbk/bench_report.py)." % rep["generated"],
          "",
          "**Read the ratios, not the numbers.** The guests run under qemu TCG (no KVM: 10-50x "
          "slower than native), 2 vCPUs and 1 GiB, on a 2-CPU host. Kernels: production-like "
@@ -525,7 +527,3 @@ def write_svg(rep, path):
     o.append("</svg>")
     with open(path, "w") as f:
         f.write("\n".join(o) + "\n")
-
-
-if __name__ == "__main__":
-    main()

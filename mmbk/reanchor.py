@@ -1,10 +1,9 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""reanchor.py - carry a patch's changes to a drifted copy of a C file, one
-top-level definition at a time (scripts/retarget.sh).
+"""reanchor - carry a patch's changes to a drifted copy of a C file, one
+top-level definition at a time (the re-targeting of a topic).
 
 usage:
-  reanchor.py merge BASE THEIRS OURS [--done ORIG] [-o OUT]
+  reanchor merge BASE THEIRS OURS [--done ORIG] [-o OUT]
       BASE and THEIRS are a file as the branch patch found it and as it left
       it, OURS is the same file in the target tree. Every top-level item the
       patch changes (function with its leading comment, struct/union/enum,
@@ -18,11 +17,11 @@ usage:
       fuzzed. With --done ORIG, items that already differ between ORIG and
       OURS (done by an earlier recipe step) are left alone. The result goes
       to OUT (default: stdout); the items handled are listed on stderr.
-  reanchor.py changed BEFORE AFTER
+  reanchor changed BEFORE AFTER
       the items that differ ("kind name" a line, added and removed included)
-  reanchor.py items FILE
+  reanchor items FILE
       the top-level items of FILE ("start-end kind name [ctx] #ordinal")
-  reanchor.py nearness TREE STATES PATCH...
+  reanchor nearness TREE STATES PATCH...
       how near TREE's code is to a branch's, for each PATCH of the branch
       (STATES/PATCH/before and STATES/PATCH/after hold the files PATCH
       changes, as the branch has them before and after it): "PATCH identical
@@ -30,8 +29,9 @@ usage:
       it: how many are identical in TREE, how many there are, and the sum of
       their line similarities (difflib ratio, 0 for a missing one)
 
-Errors: one line "reanchor.py: error: FILE: <kind> <name>: <problem>; <fix>",
-exit 1.
+Errors: one line "reanchor: error: FILE: <kind> <name>: <problem>; <fix>",
+exit 1 (a definition that cannot be carried); bad usage or an unreadable
+file: "reanchor: error: <problem>; <fix>", exit 64.
 """
 
 import os
@@ -40,7 +40,10 @@ import subprocess
 import sys
 import tempfile
 
-PROG = "reanchor.py"
+from mmbk import EXIT_FAILED, Error
+
+USAGE = ("usage: reanchor merge BASE THEIRS OURS [--done ORIG] [-o OUT] | changed BEFORE AFTER | "
+         "items FILE | nearness TREE STATES PATCH...")
 
 # attribute-like macros that take arguments and may precede or follow a
 # declarator; never the name of what is declared
@@ -611,15 +614,10 @@ def read(path):
         return f.read()
 
 
-def die(msg):
-    print("%s: error: %s" % (PROG, msg), file=sys.stderr)
-    sys.exit(1)
-
-
 def main(argv):
-    if len(argv) < 2:
-        die("usage: reanchor.py merge BASE THEIRS OURS [--done ORIG] [-o OUT] | changed BEFORE AFTER | items FILE")
-    cmd, args = argv[1], argv[2:]
+    if not argv:
+        raise Error("no command given", USAGE)
+    cmd, args = argv[0], argv[1:]
     opts = {}
     pos = []
     it = iter(args)
@@ -627,7 +625,7 @@ def main(argv):
         if a in ("--done", "-o"):
             opts[a] = next(it, None)
             if opts[a] is None:
-                die("%s needs an argument" % a)
+                raise Error("%s needs an argument" % a, USAGE)
         else:
             pos.append(a)
     try:
@@ -655,15 +653,11 @@ def main(argv):
             else:
                 sys.stdout.write(text)
         else:
-            die("bad arguments for '%s'; see the usage in %s" % (cmd, argv[0]))
+            raise Error("bad arguments for '%s'" % cmd, USAGE)
     except Failure as e:
         where = pos[2] if cmd == "merge" and len(pos) == 3 else (pos[0] if pos else "")
-        die("%s: %s; carry this definition with a semantic patch (cocci/recipes) or by hand"
-            % (where, e))
+        raise Error("%s: %s" % (where, e), "carry this definition with a semantic patch (tables/recipes.table) "
+                    "or by hand", EXIT_FAILED) from None
     except OSError as e:
-        die("%s: %s" % (e.filename, e.strerror))
+        raise Error("%s: %s" % (e.filename, e.strerror), "check the path") from None
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))

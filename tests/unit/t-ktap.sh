@@ -1,16 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
 # tier: fast
-# KTAP and JUnit the kit writes, read by the field's own tools: every KTAP
-# document (check, unit runner, guest serial logs, judged boots) parses with
-# the kernel's kunit_parser with the kit's own counts; the judge holds a
-# guest log against expect.table by topic; out/junit.xml validates against
-# the Jenkins JUnit schema (tests/junit), and an invalid one does not.
+# KTAP the kit reads and writes, read by the field's own tool: every KTAP
+# document (check, unit runner, guest serial logs, judged boots) parses
+# with the kernel's kunit_parser with the kit's own counts (mmbk ktap
+# count); the judge holds a guest log against tables/boot-expect.table by
+# topic and gives its results as records.  The writers of records (KTAP,
+# JUnit, JSON, Markdown) are tested in t-results.sh.
 # Canned documents: tests/ktap/ (README.md); real ones from out/ when a
 # run left them.
 
-KTAP=$KIT_DIR/scripts/ktap.py
 CANNED=$KIT_DIR/tests/ktap
-XSD=$KIT_DIR/tests/junit/junit-10.xsd
+
+ktap() {	# ktap CMD ARGS...: mmbk ktap with the kernel's kunit dir
+	kit_py ktap "$1" --kunit-dir "$KUNIT_DIR" "${@:2}"
+}
 
 # own_counts FILE -> "P F S" from the document's own summary line
 own_counts() {
@@ -21,20 +24,31 @@ own_counts() {
 # states its counts they are the parser's
 parses_with_own_counts() {
 	local own
-	run_kit "$KTAP" count "$1"
-	expect_rc 0 "ktap.py count ${1#"$KIT_DIR"/}"
+	run_kit ktap count "$1"
+	expect_rc 0 "ktap count ${1#"$KIT_DIR"/}"
 	own=$(own_counts "$1")
 	[ -z "$own" ] || [ "$OUT" = "$own" ] ||
 		fail "${1#"$KIT_DIR"/}: kunit_parser counts '$OUT', the document says '$own'"
 }
 
 judge() {	# judge LOG BRANCH ARGS...: the judged KTAP of a canned or kept log
-	"$KTAP" judge "$1" --branch "$2" --expect "$KIT_DIR/tests/suite/expect.table" "${@:3}"
+	ktap judge "$1" --branch "$2" --expect "$TABLES_DIR/boot-expect.table" "${@:3}"
 }
 
+# the kernel's parser is found by the shell (kunit_dir, the one place that
+# knows the cache); without a cached tree that has it: one line naming the
+# fix.  The Python side takes the directory it is given, and a directory
+# without the parser is one line too.
 test_no_kernel_tree_is_one_line_error() {
-	run_kit env MMBK_CACHE=$T/no-cache "$KTAP" count "$CANNED/check-6.12.ktap"
-	expect_one_line_error "no cached kernel tree .* has tools/testing/kunit/kunit_parser.py; run 'make tree BRANCH=7.2'"
+	run_kit env MMBK_CACHE="$T/no-cache" bash -c '. "$KIT_DIR/tests/unit/lib.sh"; kunit_dir'
+	expect_one_line_error "no cached kernel tree .* has tools/testing/kunit/kunit_parser.py.*; run 'make tree BRANCH=7.2'"
+	mkdir -p "$T/no-kunit"
+	run_kit kit_py ktap count --kunit-dir "$T/no-kunit" "$CANNED/check-6.12.ktap"
+	expect_rc 64 "ktap count with a --kunit-dir without the parser"
+	expect_one_line_error "^ktap: error: .*/no-kunit has no kunit_parser.py and kunit_printer.py; point --kunit-dir at"
+	run_kit kit_py ktap count "$CANNED/check-6.12.ktap"
+	expect_rc 64 "ktap count without --kunit-dir"
+	expect_one_line_error "^ktap: error: the following arguments are required: --kunit-dir; usage: ktap count"
 }
 
 test_canned_documents_parse() {
@@ -43,7 +57,7 @@ test_canned_documents_parse() {
 	for f in "$CANNED"/check-*.ktap "$CANNED"/boot-*.log; do
 		parses_with_own_counts "$f"
 	done
-	[ "$("$KTAP" count --prefix 'sparse ' "$CANNED/check-6.12.ktap")" = "1 1 1" ] ||
+	[ "$(ktap count --prefix 'sparse ' "$CANNED/check-6.12.ktap")" = "1 1 1" ] ||
 		fail "count --prefix 'sparse ' of check-6.12.ktap is not 1 1 1"
 }
 
@@ -51,16 +65,16 @@ test_canned_documents_parse() {
 # "KTAP version 1", an extra version line before the module's document
 test_old_guest_format_is_rejected() {
 	need_kunit_parser
-	run_kit "$KTAP" count "$CANNED/guest-old-format.log"
-	expect_rc 1 "ktap.py count of the old guest format"
+	run_kit ktap count "$CANNED/guest-old-format.log"
+	expect_rc 1 "ktap count of the old guest format"
 	grep -qE 'Expected test number 1 but found 2|missing subtest result line' <<< "$OUT" ||
 		fail "the parser's complaint is not named" "$OUT"
 }
 
 test_crashed_guest_is_broken() {
 	need_kunit_parser
-	run_kit "$KTAP" count "$CANNED/guest-crash.log"
-	expect_rc 1 "ktap.py count of a guest that panicked mid-way"
+	run_kit ktap count "$CANNED/guest-crash.log"
+	expect_rc 1 "ktap count of a guest that panicked mid-way"
 	run_kit judge "$CANNED/guest-crash.log" 6.12 --variant patched
 	expect_rc 1 "judge of a guest that panicked mid-way"
 	grep -qx 'not ok 5 guest_completed' <<< "$OUT" || fail "guest_completed is not failed" "$OUT"
@@ -170,80 +184,6 @@ test_unit_runner_output_parses() {
 	grep -B1 '^not ok ' "$T/unit.ktap" | sed -n 1p | grep -q '^# ' || fail "no reason directly before the not ok line" "$out"
 }
 
-# junit SUITE=FILE... -> $T/junit.xml
-junit() {
-	"$KTAP" junit -o "$T/junit.xml" "$@"
-}
-
-test_junit_validates_and_says_why() {
-	need_kunit_parser
-	local judged=$T/boot-unpatched.ktap
-	judge "$CANNED/boot-6.12-unpatched.log" 6.12 --variant unpatched > "$judged"
-	run_kit junit 6.12.check="$CANNED/check-6.12.ktap" 6.12.boot-unpatched="$judged" \
-		6.12.crash="$CANNED/guest-crash.log"
-	expect_rc 0 "ktap.py junit"
-	run_kit xmllint --noout --schema "$XSD" "$T/junit.xml"
-	expect_rc 0 "xmllint --schema junit-10.xsd"
-	/usr/bin/python3 - "$T/junit.xml" <<'PY' || fail "junit.xml content"
-import sys
-import xml.etree.ElementTree as ET
-root = ET.parse(sys.argv[1]).getroot()
-bad = []
-suites = {s.get('name'): s for s in root.findall('testsuite')}
-for s in suites.values():
-    cases = s.findall('testcase')
-    for attr, tag in (('failures', 'failure'), ('errors', 'error'), ('skipped', 'skipped')):
-        if int(s.get(attr)) != sum(1 for c in cases if c.find(tag) is not None):
-            bad.append(f'{s.get("name")}: {attr}={s.get(attr)} does not count its <{tag}>')
-    if int(s.get('tests')) != len(cases):
-        bad.append(f'{s.get("name")}: tests={s.get("tests")} for {len(cases)} testcases')
-check = {c.get('name'): c for c in suites['6.12.check'].findall('testcase')}
-f = check['sparse mm/khugepaged.o'].find('failure')
-if f is None or f.get('message') != '1 new sparse warning(s) in mm/khugepaged.o':
-    bad.append('sparse failure message is not the diagnostic before the result line')
-if check['checkpatch 0002-mm-enable-khugepaged-anonymous-collapse-on-non-writa.patch'].get('classname') != '6.12.check':
-    bad.append('classname of a check case is not the suite')
-boot = suites['6.12.boot-unpatched'].findall('testcase')
-xf = [c for c in boot if c.get('name') == 'written_ro']
-if not xf or xf[0].get('classname') != '6.12.boot-unpatched.ro_collapse':
-    bad.append('written_ro has not the classname suite.program')
-elif xf[0].find('skipped') is None or not xf[0].find('skipped').get('message', '').startswith('XFAIL fails without khugepaged-ro-collapse'):
-    bad.append('the expected failure is not a <skipped> with the XFAIL reason')
-if any('6.12' in (c.get('classname') or '').split('.', 2)[2:] for c in root.iter('testcase')):
-    bad.append('a classname repeats the branch')
-if not any(c.find('error') is not None for c in suites['6.12.crash'].findall('testcase')):
-    bad.append('the crashed guest has no <error>')
-print('\n'.join(f'# {b}' for b in bad))
-sys.exit(1 if bad else 0)
-PY
-}
-
-test_junit_invalid_is_rejected() {
-	need_kunit_parser
-	run_kit junit 6.12.check="$CANNED/check-6.12.ktap"
-	expect_rc 0 "ktap.py junit"
-	sed 's/<testsuite name="6.12.check" tests="[0-9]*"/<testsuite name="6.12.check"/' "$T/junit.xml" > "$T/bad.xml"
-	cmp -s "$T/junit.xml" "$T/bad.xml" && fail "the edit did not drop tests="
-	run_kit xmllint --noout --schema "$XSD" "$T/bad.xml"
-	expect_rc 3 "xmllint of a <testsuite> without tests="
-	grep -q "attribute 'tests' is required" <<< "$OUT" || fail "xmllint did not name tests=" "$OUT"
-}
-
-# a tree without kunit_junit.py (6.18): Debian's python3-junit.xml writes it
-test_junit_without_kunit_junit() {
-	need_kunit_parser
-	local k
-	k=$(pristine_dir 6.18)/tools/testing/kunit
-	[ -f "$k/kunit_parser.py" ] || { echo "# no cached 6.18 tree"; exit 4; }
-	[ ! -f "$k/kunit_junit.py" ] || fail "6.18 has kunit_junit.py; pick a tree without it"
-	run_kit "$KTAP" --kunit-dir "$k" junit -o "$T/junit-xml.xml" 6.12.check="$CANNED/check-6.12.ktap"
-	expect_rc 0 "ktap.py junit with 6.18's kunit_parser and python3-junit.xml"
-	run_kit xmllint --noout --schema "$XSD" "$T/junit-xml.xml"
-	expect_rc 0 "xmllint of the python3-junit.xml output"
-	grep -q 'message="1 new sparse warning(s) in mm/khugepaged.o"' "$T/junit-xml.xml" ||
-		fail "no failure message in the python3-junit.xml output"
-}
-
 # --no-expect (benchmarks): results as they are, exit 0
 test_judge_no_expect_reports() {
 	need_kunit_parser
@@ -255,8 +195,8 @@ test_judge_no_expect_reports() {
 # the figures the tests print, per test, from the guest's own log
 test_metrics_from_guest_log() {
 	need_kunit_parser
-	run_kit "$KTAP" metrics "$CANNED/boot-6.12-patched.log"
-	expect_rc 0 "ktap.py metrics"
+	run_kit ktap metrics "$CANNED/boot-6.12-patched.log"
+	expect_rc 0 "ktap metrics"
 	grep -qxP 'collapse_contention\.collapse_under_contention\tcollapse_seconds\t2\.98\t' <<< "$OUT" ||
 		fail "collapse_seconds of collapse_contention not found" "$OUT"
 }
@@ -282,10 +222,56 @@ test_bench_log_judged_whole() {
 # (the sources, so that a new program cannot bring the fault back)
 test_no_case_named_after_its_program() {
 	local f bad=''
-	for f in "$KIT_DIR"/tests/suite/*.c "$KIT_DIR"/tests/bench/*.c; do
+	for f in "$KIT_DIR"/guest/suite/*.c "$KIT_DIR"/guest/bench/*.c; do
 		if grep -qE "ktap_result\([^,]*, *\"$(basename "$f" .c)\"" "$f"; then
 			bad="$bad ${f#"$KIT_DIR"/}"
 		fi
 	done
 	[ -z "$bad" ] || fail "a KTAP case named after its own program (kunit_parser reads it as the program's result):$bad"
+}
+
+# the judge's results are records (--records), and its KTAP is the one
+# KTAP writer's (mmbk results ktap) of those records, with the judge's
+# summary line after it; the expected failures are xfail records of their
+# topic
+test_judge_records_are_its_ktap() {
+	need_kunit_parser
+	local title
+	judge "$CANNED/boot-6.12-unpatched.log" 6.12 --variant unpatched --title boot-unpatched \
+		--records "$T/judged.tsv" > "$T/judged.ktap"
+	grep -qP '^case\tboot-unpatched\t6\.12\tro_collapse/written_ro\txfail\tkhugepaged-ro-collapse\t-\t' "$T/judged.tsv" ||
+		fail "no xfail record of ro_collapse/written_ro" "$(cat "$T/judged.tsv")"
+	title=$(sed -n '2s/^# //p' "$T/judged.ktap")
+	run_kit kit_py results ktap "$T/judged.tsv" --title "$title"
+	expect_rc 0 "results ktap of the judged records"
+	[ "$OUT" = "$(sed '$d' "$T/judged.ktap")" ] ||
+		fail "the judged KTAP is not the KTAP writer's of its records" "$(diff <(printf '%s\n' "$OUT") "$T/judged.ktap")"
+	[ "$(kit_py results count "$T/judged.tsv")" = "$(ktap count "$T/judged.ktap")" ] ||
+		fail "results count of the records differs from kunit_parser's count of the judged KTAP"
+}
+
+# a kernel has the topics its branch has upstream: on 6.18 (RO collapse
+# upstream) the * rows of boot-expect.table expect the RO-collapse cases to
+# pass on every kernel, so the unpatched 6.12 log fails there; a new branch
+# (a row in a copy of the kit's tables and its series, no row in
+# boot-expect.table) gets the * rows' expectations
+test_expectations_follow_the_branch_series() {
+	need_kunit_parser
+	local k
+	run_kit judge "$CANNED/boot-6.12-unpatched.log" 6.18 --variant unpatched
+	expect_rc 1 "the unpatched 6.12 log judged as 6.18's unpatched kernel"
+	expect_out '# ro_collapse.written_ro: got fail, expected pass \(with khugepaged-ro-collapse, expect.table row \*\)' \
+		"the upstream topic is not taken as present"
+	expect_out 'topics: none \(upstream: khugepaged-ro-collapse,ksm-break-ksm\)' "the upstream topics are not named"
+	k=$(kit_copy kit-new-branch)
+	printf '9.9 deb sid:linux-source-9.9 - - - yes lts\n' >> "$k/tables/branches.table"
+	mkdir -p "$k/backports/9.9"
+	cp "$k/backports/6.12/series" "$k/backports/9.9/series"
+	! grep -q '9\.9' "$k/tables/boot-expect.table" || fail "test setup: boot-expect.table names 9.9"
+	export MMBK_DATA=$k
+	run_kit ktap judge "$CANNED/boot-6.12-unpatched.log" --branch 9.9 --expect "$k/tables/boot-expect.table" --variant unpatched
+	expect_rc 0 "the unpatched 6.12 log judged as the unpatched kernel of a new branch 9.9"
+	expect_out 'written_ro # XFAIL fails without khugepaged-ro-collapse, expect.table row \*' "no * row expectation on 9.9"
+	run_kit ktap judge "$CANNED/boot-6.12-unpatched.log" --branch 9.8 --expect "$k/tables/boot-expect.table" --variant unpatched
+	expect_one_line_error "^ktap: error: no .*/backports/9.8/series; pass --branch a branch"
 }

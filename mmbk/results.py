@@ -1,0 +1,564 @@
+# SPDX-License-Identifier: GPL-2.0
+"""results - the kit's one result model and its writers.
+
+Every step of the kit writes records (lib/results.sh `result`, or a Python
+tool's --records); KTAP, JUnit, JSON and the matrix's Markdown are each
+written from records by exactly one writer, here.
+
+A record file is TSV, one record a line, no header, 8 fields:
+
+  kind     step | patch | topic | case
+  step     the kit step: tree, apply, check, abi, boot-<variant>[-<profile>], unit, ...
+  branch   the branch, or the name of a KDIR tree
+  name     a path, "/" between its levels (nosteal_test/down_read_..._writer,
+           default/khugepaged-ro-collapse); a record named by a parent path
+           that follows its children's records gives that parent's own
+           status and diagnostics (a name may otherwise repeat: each such
+           record is a test of its own, as in a guest's log).  Within a level
+           "\\/" is a "/" and "\\\\" a backslash; no "#" (KTAP reads it as a
+           directive)
+  status   one of STATUSES
+  topic    a topic of tables/topics.table, or -
+  seconds  a number, or -
+  text     the human text, "\\n", "\\t" and "\\\\" escaped: the diagnostic lines,
+           the last one the reason (a patch's: the apply report's phrase,
+           "re-targeted from cocci (out/x/0002-...patch)", "not applicable: ...")
+
+How a status reads in KTAP (and so in the counts and in JUnit):
+  ok                  applied re-targeted re-anchored upstream not-selected
+                      nothing-to-do pass
+  ok ... # SKIP why   n/a skip
+  ok ... # XFAIL why  xfail (kunit_parser counts it as passed; JUnit: skipped)
+  not ok              failed not-tried fail error
+
+A step record (kind step) carries the step's time and outcome; it is a
+test of its own only where no other record of its step and branch tells
+the outcome: when the step has no other record, or when it failed and none
+of its other records did.  Counts ("P passed, F failed, S skipped") are
+kunit_parser's counts of the KTAP the records make: its leaves.
+
+  results ktap FILE... [--title T] [--summary LABEL]
+  results count FILE...                       -> "P F S"
+  results junit -o OUT.xml [--name N] --kunit-dir DIR SUITE=FILE...
+  results json -o OUT.json FILE...
+  results markdown -o OUT.md --branches "B..." FILE...
+"""
+
+import json
+import math
+import os
+import time
+import xml.etree.ElementTree as ET
+
+from mmbk import EXIT_USAGE, ArgumentParser, Error, kunit, tables
+
+KINDS = ('step', 'patch', 'topic', 'case')
+STATUSES = ('applied', 're-targeted', 're-anchored', 'upstream', 'n/a', 'not-selected', 'failed',
+            'not-tried', 'nothing-to-do', 'pass', 'fail', 'skip', 'xfail', 'error')
+BAD = frozenset(('failed', 'not-tried', 'fail', 'error'))
+SKIPPED = frozenset(('n/a', 'skip'))
+FIELDS = ('kind', 'step', 'branch', 'name', 'status', 'topic', 'seconds', 'text')
+RECORD_FIX = 'write records with lib/results.sh result (fields: ' + ' '.join(FIELDS) + ')'
+# statuses as the matrix's cells spell them
+DISPLAY = {'nothing-to-do': 'nothing to do', 'not-selected': 'not selected', 'not-tried': 'not tried'}
+
+
+def escape(s):
+    return s.replace('\\', '\\\\').replace('\t', '\\t').replace('\n', '\\n')
+
+
+def unescape(s):
+    """"\\n", "\\t", "\\\\" undone (a backslash before any other character
+    drops, as lib/results.sh result_unescape does)."""
+    out, i = [], 0
+    while i < len(s):
+        c = s[i]
+        if c == '\\' and i + 1 < len(s):
+            i += 1
+            c = {'n': '\n', 't': '\t'}.get(s[i], s[i])
+        out.append(c)
+        i += 1
+    return ''.join(out)
+
+
+def split_name(name):
+    """The levels of a record name ("a\\/b/c" -> ["a/b", "c"])."""
+    levels, cur, i = [], [], 0
+    while i < len(name):
+        c = name[i]
+        if c == '\\' and i + 1 < len(name):
+            i += 1
+            cur.append(name[i])
+        elif c == '/':
+            levels.append(''.join(cur))
+            cur = []
+        else:
+            cur.append(c)
+        i += 1
+    levels.append(''.join(cur))
+    return levels
+
+
+def join_name(levels):
+    """A record name of LEVELS (the inverse of split_name)."""
+    return '/'.join(l.replace('\\', '\\\\').replace('/', '\\/') for l in levels)
+
+
+class Record:
+    """One result: see the module's docstring for the fields."""
+
+    __slots__ = FIELDS
+
+    def __init__(self, kind, step, branch, name, status, topic=None, seconds=None, text=''):
+        self.kind, self.step, self.branch, self.name = kind, step, branch, name
+        self.status, self.topic, self.seconds, self.text = status, topic, seconds, text
+
+    @property
+    def ok(self):
+        return self.status not in BAD
+
+    @property
+    def lines(self):
+        return self.text.split('\n') if self.text else []
+
+    def tsv(self):
+        secs = '-' if self.seconds is None else \
+            str(int(self.seconds)) if float(self.seconds).is_integer() else repr(float(self.seconds))
+        return '\t'.join((self.kind, self.step, self.branch, self.name, self.status,
+                          self.topic or '-', secs, escape(self.text)))
+
+    def as_json(self):
+        return {f: getattr(self, f) for f in FIELDS}
+
+
+def check(rec, where=''):
+    """REC's fields are valid (else a one-line Error naming WHERE)."""
+    at = f'{where}: ' if where else ''
+
+    def bad(problem, fix=RECORD_FIX):
+        raise Error(at + problem, fix)
+    if rec.kind not in KINDS:
+        bad(f"'{rec.kind}' is not a record kind", 'use one of: ' + ' '.join(KINDS))
+    if rec.status not in STATUSES:
+        bad(f"'{rec.status}' is not a result status", 'use one of: ' + ' '.join(STATUSES))
+    for f in ('step', 'branch', 'name'):
+        v = getattr(rec, f)
+        if not v or '\t' in v or '\n' in v:
+            bad(f"the {f} '{v}' is empty or holds a TAB or newline")
+    if '#' in rec.name or not all(split_name(rec.name)):
+        bad(f"the name '{rec.name}' has an empty level or a '#'")
+    if rec.topic is not None and rec.topic not in tables.topics():
+        bad(f"'{rec.topic}' is not a topic of tables/topics.table",
+            'use one of: ' + ' '.join(tables.topics()) + ', or -')
+    if rec.seconds is not None and (not isinstance(rec.seconds, (int, float)) or
+                                    isinstance(rec.seconds, bool) or not math.isfinite(rec.seconds)):
+        bad(f"the seconds '{rec.seconds}' are not a number")
+    return rec
+
+
+def parse(line, where):
+    """One TSV line -> a checked Record."""
+    cols = line.split('\t')
+    if len(cols) != len(FIELDS):
+        raise Error(f'{where}: {len(cols)} fields, a record has {len(FIELDS)}', RECORD_FIX)
+    kind, step, branch, name, status, topic, secs, text = cols
+    seconds = None
+    if secs != '-':
+        try:
+            seconds = float(secs)
+        except ValueError:
+            raise Error(f"{where}: the seconds '{secs}' are not a number", 'write a number or -') from None
+    return check(Record(kind, step, branch, name, status, None if topic == '-' else topic,
+                        seconds, unescape(text)), where)
+
+
+def read(paths):
+    """The records of the files PATHS, in order."""
+    out = []
+    for path in paths:
+        try:
+            with open(path, encoding='utf-8') as f:
+                text = f.read()
+        except OSError as e:
+            raise Error(f'cannot read {path}: {e.strerror}', 'name a record file the kit wrote') from e
+        for n, line in enumerate(text.split('\n'), 1):
+            if line:
+                out.append(parse(line, f'{path}:{n}'))
+    return out
+
+
+def write(path, records, mode='w'):
+    """Write (mode 'a': append) RECORDS to the record file PATH."""
+    with open(path, mode, encoding='utf-8') as f:
+        for r in records:
+            f.write(check(r).tsv() + '\n')
+
+
+def atomic_write(path, text):
+    tmp = path + '.tmp'
+    with open(tmp, 'w', encoding='utf-8') as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+# --- the tree every writer reads ----------------------------------------------
+
+def shown(records):
+    """RECORDS less the step records whose step tells its outcome through
+    other records (see the module's docstring)."""
+    others = {}
+    for r in records:
+        if r.kind != 'step':
+            others.setdefault((r.branch, r.step), []).append(r)
+    out = []
+    for r in records:
+        rest = others.get((r.branch, r.step), [])
+        if r.kind != 'step' or not rest or (not r.ok and all(o.ok for o in rest)):
+            out.append(r)
+    return out
+
+
+class Node:
+    """One test of the document: a level of the records' names, its own
+    record (None for a parent named only by its children's records) and
+    its children, in order."""
+
+    def __init__(self, name):
+        self.name = name
+        self.record = None
+        self.children = []
+
+    @property
+    def ok(self):
+        return (self.record is None or self.record.ok) and all(c.ok for c in self.children)
+
+    def directive(self):
+        """('SKIP'|'XFAIL'|'', reason) of an ok test."""
+        r = self.record
+        if not self.ok or r is None:
+            return '', ''
+        kind = 'SKIP' if r.status in SKIPPED else 'XFAIL' if r.status == 'xfail' else ''
+        return kind, (r.lines[-1] if kind and r.lines else '')
+
+    def diagnostics(self):
+        """The diagnostic lines before the result line: the own record's
+        text, less the reason a directive carries."""
+        lines = self.record.lines if self.record else []
+        return lines[:-1] if self.directive()[0] else lines
+
+
+def tree(records):
+    """The records' tests, nested by name.  A record named by a parent path
+    is that parent's own result when it follows the parent's children;
+    otherwise a name that repeats is another test (as in a guest's log)."""
+    root = Node('')
+    for r in shown(records):
+        node = root
+        levels = split_name(r.name)
+        for i, level in enumerate(levels):
+            last = i == len(levels) - 1
+            same = [c for c in node.children if c.name == level]
+            cand = same[-1] if same else None
+            if cand is None or cand.record is not None or (last and not cand.children):
+                cand = Node(level)
+                node.children.append(cand)
+            node = cand
+        node.record = r
+    return root
+
+
+def leaves(node):
+    for c in node.children:
+        if c.children:
+            yield from leaves(c)
+        else:
+            yield c
+
+
+def counts(records):
+    """(passed, failed, skipped) of the leaves, as kunit_parser counts the
+    KTAP of RECORDS: an XFAIL is a pass."""
+    p = f = s = 0
+    for leaf in leaves(tree(records)):
+        if not leaf.ok:
+            f += 1
+        elif leaf.directive()[0] == 'SKIP':
+            s += 1
+        else:
+            p += 1
+    return p, f, s
+
+
+def count_text(records):
+    return '%d passed, %d failed, %d skipped' % counts(records)
+
+
+# --- KTAP ----------------------------------------------------------------------
+
+def ktap_lines(records, title=None):
+    """The KTAP document of RECORDS (nested names: nested subtests)."""
+    out = ['KTAP version 1']
+    if title:
+        out.append(f'# {title}')
+    root = tree(records)
+    out.append(f'1..{len(root.children)}')
+    for n, child in enumerate(root.children, 1):
+        _ktap_node(child, 0, n, out)
+    return out
+
+
+def _ktap_node(node, depth, n, out):
+    ind = '    ' * depth
+    if node.children:
+        sub = ind + '    '
+        out += [f'{sub}KTAP version 1', f'{sub}# Subtest: {node.name}', f'{sub}1..{len(node.children)}']
+        for k, child in enumerate(node.children, 1):
+            _ktap_node(child, depth + 1, k, out)
+    out += [f'{ind}# {l}' for l in node.diagnostics()]
+    kind, reason = node.directive()
+    line = f'{ind}{"ok" if node.ok else "not ok"} {n} {node.name}'
+    out.append(f'{line} # {kind} {reason}'.rstrip() if kind else line)
+
+
+# --- JUnit ---------------------------------------------------------------------
+
+class Case:
+    """One JUnit test case: a leaf, or a parent whose own result is bad
+    while none of its children is."""
+
+    def __init__(self, classname, name, kind, message='', text=''):
+        self.classname, self.name, self.kind = classname, name, kind
+        self.message, self.text = message, text
+
+
+def _case_of(node, classname):
+    r = node.record
+    text = r.text if r else ''
+    if r is not None and not r.ok:
+        kind = 'error' if r.status == 'error' else 'failure'
+        return Case(classname, node.name, kind, r.lines[-1] if r.lines else r.status, text)
+    kind, reason = node.directive()
+    if kind == 'XFAIL':
+        return Case(classname, node.name, 'skipped', f'XFAIL {reason}'.strip(), text)
+    if kind == 'SKIP':
+        return Case(classname, node.name, 'skipped', reason, text)
+    return Case(classname, node.name, 'passed', '', text)
+
+
+def junit_cases(node, classname):
+    cases = []
+    for child in node.children:
+        if not child.children:
+            cases.append(_case_of(child, classname))
+            continue
+        cases += junit_cases(child, f'{classname}.{child.name}')
+        if not child.ok and all(c.ok for c in child.children):
+            cases.append(_case_of(child, classname))
+    return cases
+
+
+def suite_element_kunit(suite, cases):
+    """<testsuite> from the kernel's kunit_junit, given the flat case list,
+    with what it leaves out added: classname, message, XFAIL as skipped."""
+    S = kunit.parser.TestStatus
+    top = kunit.parser.Test()
+    top.name = suite
+    kind_status = {'passed': S.SUCCESS, 'failure': S.FAILURE, 'skipped': S.SKIPPED, 'error': S.TEST_CRASHED}
+    for c in cases:
+        t = kunit.parser.Test()
+        t.name, t.status, t.skip_reason = c.name, kind_status[c.kind], c.message
+        t.log = c.text.splitlines()
+        t.counts.add_status(t.status)
+        top.subtests.append(t)
+        top.counts.add_subtest_counts(t.counts)
+    el = kunit.junit.get_test_suite(top, None)
+    for c, tc in zip(cases, el.findall('testcase')):
+        tc.set('classname', c.classname)
+        for child in tc:
+            if child.tag in ('failure', 'error', 'skipped'):
+                child.set('message', c.message)
+                child.text = c.text or c.message
+    return el
+
+
+def suite_element_junit_xml(suite, cases):
+    """<testsuite> from Debian's python3-junit.xml (trees without kunit_junit)."""
+    try:
+        import junit_xml   # pylint: disable=import-outside-toplevel
+    except ImportError:
+        raise Error('the kernel tree has no kunit_junit.py and python3-junit.xml is not installed',
+                    'run bin/deps (or pass the --kunit-dir of a Linux 7.2 tree)', EXIT_USAGE) from None
+    tcs = []
+    for c in cases:
+        tc = junit_xml.TestCase(c.name, classname=c.classname, stdout=c.text or None)
+        if c.kind == 'failure':
+            tc.add_failure_info(message=c.message, output=c.text or c.message)
+        elif c.kind == 'error':
+            tc.add_error_info(message=c.message, output=c.text or c.message)
+        elif c.kind == 'skipped':
+            tc.add_skipped_info(message=c.message, output=c.text or None)
+        tcs.append(tc)
+    xml = junit_xml.to_xml_report_string([junit_xml.TestSuite(suite, tcs)], prettyprint=False)
+    return ET.fromstring(xml).find('testsuite')
+
+
+def junit_document(suites, name):
+    """<testsuites> of [(suite name, records)]: one <testsuite> each."""
+    root = ET.Element('testsuites', {'name': name})
+    totals = {'tests': 0, 'failures': 0, 'errors': 0}
+    for suite, records in suites:
+        cases = junit_cases(tree(records), suite)
+        el = suite_element_kunit(suite, cases) if kunit.junit else suite_element_junit_xml(suite, cases)
+        el.set('tests', str(len(cases)))
+        el.set('failures', str(sum(c.kind == 'failure' for c in cases)))
+        el.set('errors', str(sum(c.kind == 'error' for c in cases)))
+        el.set('skipped', str(sum(c.kind == 'skipped' for c in cases)))
+        for k in totals:
+            totals[k] += int(el.get(k))
+        root.append(el)
+    for k, v in totals.items():
+        root.set(k, str(v))
+    ET.indent(root)
+    return root
+
+
+# --- JSON ----------------------------------------------------------------------
+
+def json_document(records):
+    return {'generated': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
+            'statuses': list(STATUSES),
+            'records': [r.as_json() for r in records]}
+
+
+# --- Markdown: the matrix --------------------------------------------------------
+
+def markdown_lines(records, branches):
+    """The matrix of scripts/matrix.sh: a column per branch; the tree, a
+    row per topic and per patch (tables/topics.table order), check, abi
+    and boot counts, the steps' times, then the n/a patches."""
+    def of(b, step=None, kind=None):
+        return [r for r in records if r.branch == b and (step is None or r.step == step)
+                and (kind is None or r.kind == kind)]
+
+    def row(label, cells):
+        return f'| {label} |' + ''.join(f' {c} |' for c in cells)
+
+    def tree_cell(b):
+        r = (of(b, 'tree', 'step') or [None])[-1]
+        return r.text[6:] if r and r.text.startswith('Linux ') else '-'
+
+    def topic_cell(b, topic):
+        if not of(b, 'apply'):
+            return 'not run'
+        r = [x for x in of(b, 'apply', 'topic') if x.name == topic]
+        return DISPLAY.get(r[-1].status, r[-1].status) if r else '-'
+
+    def patch_record(b, patch):
+        r = [x for x in of(b, 'apply', 'patch') if split_name(x.name)[-1] == patch]
+        return r[-1] if r else None
+
+    def patch_cell(b, patch):
+        r = patch_record(b, patch)
+        if r is None:
+            return 'not run'
+        if r.status == 'n/a':
+            return 'n/a'
+        phrase = r.lines[-1] if r.lines else DISPLAY.get(r.status, r.status)
+        return phrase.split(' (', 1)[0]
+
+    def count_cell(b, step, missing):
+        rs = of(b, step)
+        return count_text(rs) if rs else missing
+
+    out = ['# mm-backport-kit matrix', '', '| |' + ''.join(f' {b} |' for b in branches),
+           '|---|' + '---|' * len(branches), row('**tree**', [tree_cell(b) for b in branches])]
+    for topic, patches in tables.topics().items():
+        out.append(row(f'**topic {topic}**', [topic_cell(b, topic) for b in branches]))
+        for p in patches:
+            out.append(row(p[:-len('.patch')] if p.endswith('.patch') else p,
+                           [patch_cell(b, p) for b in branches]))
+    out.append(row('**check**', [count_cell(b, 'check', 'not run') for b in branches]))
+    if any(of(b, 'abi') for b in branches):
+        out.append(row('**abi** (out/abi/)', [count_cell(b, 'abi', '-') for b in branches]))
+    boots = sorted({r.step for b in branches for r in of(b) if r.step.startswith('boot-')})
+    for step in boots:
+        out.append(row(f'**boot {step[5:]}**', [count_cell(b, step, '-') for b in branches]))
+    for step in ['tree', 'apply', 'check', 'abi'] + boots:
+        cells = []
+        for b in branches:
+            r = [x for x in of(b, step, 'step') if x.seconds is not None]
+            cells.append(f'{r[-1].seconds:.0f}' if r else '')
+        out.append(row(f'*time {step} (s)*', cells))
+    out.append('')
+    for b in branches:
+        for topic, patches in tables.topics().items():
+            for p in patches:
+                r = patch_record(b, p)
+                if r is not None and r.status == 'n/a':
+                    reason = r.lines[-1] if r.lines else ''
+                    reason = reason[len('not applicable: '):] if reason.startswith('not applicable: ') else reason
+                    out.append(f'- n/a on {b}, {p[:4]}: {reason}')
+    out.append('')
+    out.append('Baselines booted: see tables/boot-baselines.table. KTAP of every step: out/ktap/. '
+               f'Generated {time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}.')
+    return out
+
+
+# --- the command line --------------------------------------------------------------
+
+def suites_of(specs):
+    out = []
+    for spec in specs:
+        suite, sep, path = spec.partition('=')
+        if not sep or not suite or not path:
+            raise Error(f"'{spec}' is not SUITE=FILE", 'name each record file, e.g. 6.12.check=out/results/6.12-check.tsv')
+        out.append((suite, read([path])))
+    return out
+
+
+def main(argv):
+    ap = ArgumentParser(prog='results', description='the writers of the kit\'s result records')
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    p = sub.add_parser('ktap', help='KTAP of record files, on stdout')
+    p.add_argument('files', nargs='+', metavar='FILE')
+    p.add_argument('--title', help='the "# T" line after the version line')
+    p.add_argument('--summary', metavar='LABEL', help='end with "# LABEL: P passed, F failed, S skipped"')
+    p = sub.add_parser('count', help='"P F S" of record files')
+    p.add_argument('files', nargs='+', metavar='FILE')
+    p = sub.add_parser('junit', help='JUnit XML, one <testsuite> per record file')
+    p.add_argument('-o', '--output', required=True)
+    p.add_argument('--name', default='mm-backport-kit')
+    p.add_argument('--kunit-dir', required=True, help=f"a Linux 6.18+ tree's {kunit.KUNIT_REL}")
+    p.add_argument('suites', nargs='+', metavar='SUITE=FILE')
+    p = sub.add_parser('json', help='the records as one JSON document')
+    p.add_argument('-o', '--output', required=True)
+    p.add_argument('files', nargs='+', metavar='FILE')
+    p = sub.add_parser('markdown', help='the matrix in Markdown')
+    p.add_argument('-o', '--output', required=True)
+    p.add_argument('--branches', required=True, help='the columns, blank separated')
+    p.add_argument('files', nargs='+', metavar='FILE')
+    args = ap.parse_args(argv)
+    if args.cmd == 'ktap':
+        records = read(args.files)
+        lines = ktap_lines(records, args.title)
+        if args.summary:
+            lines.append(f'# {args.summary}: {count_text(records)}')
+        print('\n'.join(lines))
+    elif args.cmd == 'count':
+        print(*counts(read(args.files)))
+    elif args.cmd == 'junit':
+        kunit.load(args.kunit_dir)
+        root = junit_document(suites_of(args.suites), args.name)
+        atomic_write(args.output, '<?xml version=\'1.0\' encoding=\'utf-8\'?>\n' +
+                     ET.tostring(root, encoding='unicode') + '\n')
+    elif args.cmd == 'json':
+        atomic_write(args.output, json.dumps(json_document(read(args.files)), indent=1) + '\n')
+    else:
+        branches = args.branches.split()
+        known = tables.branch_names()
+        unknown = [b for b in branches if b not in known]
+        if unknown or not branches:
+            raise Error(f"--branches '{args.branches}' names no branch or unknown ones ({' '.join(unknown)})",
+                        'use branches of tables/branches.table: ' + ' '.join(known))
+        atomic_write(args.output, '\n'.join(markdown_lines(read(args.files), branches)) + '\n')
+    return 0

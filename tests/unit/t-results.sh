@@ -1,0 +1,266 @@
+# SPDX-License-Identifier: GPL-2.0
+# tier: fast
+# The one result model (mmbk/results.py) on canned records (tests/results/,
+# README.md there): its KTAP parses with the kernel's kunit_parser with
+# matching plans and the counts it states, its JUnit validates against the
+# Jenkins JUnit schema (tests/junit) and says why a case failed, its JSON
+# holds every record with typed fields (a round trip gives the records
+# back), its Markdown has the matrix's rows; records that are not records
+# are one-line errors.  Each check is also shown failing on a broken input.
+
+RECORDS=$KIT_DIR/tests/results
+XSD=$KIT_DIR/tests/junit/junit-10.xsd
+
+results() {	# results CMD ARGS...
+	kit_py results "$@"
+}
+
+# the KTAP of each record file and of all of them parses with kunit_parser
+# (no complaint: every plan matches its results) with the counts the
+# --summary line states, and results count says the same; a document with
+# one result line removed is rejected by the same check
+test_ktap_parses_with_matching_plans() {
+	need_kunit_parser
+	local f counts
+	for f in "$RECORDS"/*.tsv ALL; do
+		if [ "$f" = ALL ]; then
+			results ktap "$RECORDS"/*.tsv --summary all > "$T/doc.ktap"
+			counts=$(results count "$RECORDS"/*.tsv)
+		else
+			results ktap "$f" --title "${f##*/}" --summary "${f##*/}" > "$T/doc.ktap"
+			counts=$(results count "$f")
+		fi
+		run_kit kit_py ktap count --kunit-dir "$KUNIT_DIR" "$T/doc.ktap"
+		expect_rc 0 "kunit_parser on the KTAP of ${f##*/}"
+		[ "$OUT" = "$counts" ] || fail "${f##*/}: kunit_parser counts '$OUT', results count '$counts'"
+		[ "$(sed -nE '$s/^# [^:]*: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p' "$T/doc.ktap")" = "$counts" ] ||
+			fail "${f##*/}: the summary line is not the counts" "$(tail -n1 "$T/doc.ktap")"
+	done
+	results ktap "$RECORDS/abi-5.10.tsv" | sed '/^    ok 1 ksm-break-ksm$/d' > "$T/bad.ktap"
+	run_kit kit_py ktap count --kunit-dir "$KUNIT_DIR" "$T/bad.ktap"
+	expect_rc 1 "kunit_parser on a document with a result line removed"
+	expect_out 'Expected test number 1 but found 2|missing subtest result line|expected 2 test' "the plan mismatch is not named"
+}
+
+# how each status reads: diagnostics directly before their result line,
+# SKIP and XFAIL with the reason (the text's last line), names nested by
+# "/" ("\/" a slash within a level), a parent's own record after its
+# children; a step record stands for its step only when nothing else does
+test_ktap_statuses_and_nesting() {
+	local out
+	out=$(results ktap "$RECORDS/apply-6.1.tsv" "$RECORDS/check-6.12.tsv" "$RECORDS/boot-6.12-unpatched.tsv")
+	printf '%s\n' "$out" > "$T/doc.ktap"
+	grep -qx '# re-targeted from cocci/khugepaged-drop-writable.cocci (out/linux-6.1/0002-mm-enable-khugepaged-anonymous-collapse-on-non-writa.patch)' "$T/doc.ktap" ||
+		fail "the re-targeted patch's reason is not before its result"
+	grep -A1 -x '# re-targeted from cocci.*' "$T/doc.ktap" | grep -qx 'ok [0-9]* 0002-mm-enable-khugepaged-anonymous-collapse-on-non-writa.patch' ||
+		fail "the reason is not directly before the result line"
+	grep -qx 'ok [0-9]* 0004-Revert-mm-khugepaged-remove-definition-of-struct-khu.patch # SKIP not applicable: struct khugepaged_mm_slot is still defined (mm/khugepaged.c:98)' "$T/doc.ktap" ||
+		fail "n/a is not a SKIP with its reason"
+	grep -qx 'not ok [0-9]* 0006-locking-rwsem-add-down_read-_killable-_nosteal.patch' "$T/doc.ktap" || fail "not-tried is not a not ok"
+	grep -qx 'not ok [0-9]* sparse mm/khugepaged.o' "$T/doc.ktap" || fail "a level with an escaped / is not one name"
+	grep -qx '    ok 2 written_ro # XFAIL fails without khugepaged-ro-collapse, expect.table row [*]' "$T/doc.ktap" ||
+		fail "xfail is not an XFAIL nested in its program"
+	grep -B3 -x 'ok [0-9]* ro_collapse' "$T/doc.ktap" | grep -qx '    ok 3 readfault_ro # XFAIL.*' ||
+		fail "the program's result does not follow its cases"
+	grep -qx '    # Subtest: ro_collapse' "$T/doc.ktap" || fail "no subtest for the program"
+	# the 6.1 apply step failed and its patches say why: no line of its
+	# own; its check step stopped before writing any result: one not ok
+	# with the step's text
+	! grep -qE '^(not )?ok [0-9]+ apply$' "$T/doc.ktap" || fail "the apply step has a line besides its patches"
+	grep -B1 -x 'not ok [0-9]* check' "$T/doc.ktap" | grep -qx '# the step stopped before it wrote any result' ||
+		fail "a step without records is not a not ok with its reason"
+	! grep -qE '^(not )?ok [0-9]+ boot-unpatched$' "$T/doc.ktap" || fail "a passed step with cases has a line of its own"
+}
+
+# records that are not records: one line each, exit 64
+test_bad_records_are_one_line_errors() {
+	local good
+	good=$(sed -n 3p "$RECORDS/check-6.12.tsv")
+	printf '%s\n' "${good/	fail	/	passed	}" > "$T/bad.tsv"
+	run_kit results ktap "$T/bad.tsv"
+	expect_rc 64 "a record with status 'passed'"
+	expect_one_line_error "^results: error: .*/bad.tsv:1: 'passed' is not a result status; use one of: applied re-targeted"
+	printf '%s\n' "$good" | cut -f1-7 > "$T/bad.tsv"
+	run_kit results count "$T/bad.tsv"
+	expect_one_line_error "bad.tsv:1: 7 fields, a record has 8"
+	printf '%s\n' "${good/	-	-	/	ksm	-	}" > "$T/bad.tsv"
+	run_kit results json -o "$T/x.json" "$T/bad.tsv"
+	expect_one_line_error "'ksm' is not a topic of tables/topics.table; use one of: ksm-break-ksm"
+	printf '%s\n' "${good/checkpatch/#checkpatch}" > "$T/bad.tsv"
+	run_kit results ktap "$T/bad.tsv"
+	expect_one_line_error "the name '#checkpatch .*' has an empty level or a '#'"
+	printf 'case\tcheck\t6.12\tx\tpass\t-\tsoon\t\n' > "$T/bad.tsv"
+	run_kit results ktap "$T/bad.tsv"
+	expect_one_line_error "the seconds 'soon' are not a number"
+	[ ! -e "$T/x.json" ] || fail "a JSON document was written from bad records"
+}
+
+# junit SUITE=FILE... -> $T/junit.xml (kunit_junit of the 7.2 tree)
+junit() {
+	results junit -o "$T/junit.xml" --kunit-dir "$KUNIT_DIR" "$@"
+}
+
+# out/junit.xml validates and says why: a failure's message is the
+# reason (the last diagnostic line), the classname the suite and the
+# program, XFAIL a <skipped> with its reason, a case the guest did not
+# report an <error>
+test_junit_validates_and_says_why() {
+	need_kunit_parser
+	kit_py ktap judge "$KIT_DIR/tests/ktap/guest-crash.log" --kunit-dir "$KUNIT_DIR" --branch 6.12 \
+		--expect "$TABLES_DIR/boot-expect.table" --variant patched --title boot-patched --records "$T/crash.tsv" > /dev/null || true
+	run_kit junit 6.12.check="$RECORDS/check-6.12.tsv" 6.12.boot-unpatched="$RECORDS/boot-6.12-unpatched.tsv" \
+		6.12.crash="$T/crash.tsv" 6.1.apply="$RECORDS/apply-6.1.tsv" 5.10.abi="$RECORDS/abi-5.10.tsv"
+	expect_rc 0 "results junit"
+	run_kit xmllint --noout --schema "$XSD" "$T/junit.xml"
+	expect_rc 0 "xmllint --schema junit-10.xsd"
+	/usr/bin/python3 - "$T/junit.xml" <<'PY' || fail "junit.xml content"
+import sys
+import xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+bad = []
+suites = {s.get('name'): s for s in root.findall('testsuite')}
+for s in suites.values():
+    cases = s.findall('testcase')
+    for attr, tag in (('failures', 'failure'), ('errors', 'error'), ('skipped', 'skipped')):
+        if int(s.get(attr)) != sum(1 for c in cases if c.find(tag) is not None):
+            bad.append(f'{s.get("name")}: {attr}={s.get(attr)} does not count its <{tag}>')
+    if int(s.get('tests')) != len(cases):
+        bad.append(f'{s.get("name")}: tests={s.get("tests")} for {len(cases)} testcases')
+check = {c.get('name'): c for c in suites['6.12.check'].findall('testcase')}
+f = check['sparse mm/khugepaged.o'].find('failure')
+if f is None or f.get('message') != '1 new sparse warning(s) in mm/khugepaged.o':
+    bad.append('sparse failure message is not the diagnostic before the result line')
+if check['checkpatch 0002-mm-enable-khugepaged-anonymous-collapse-on-non-writa.patch'].get('classname') != '6.12.check':
+    bad.append('classname of a check case is not the suite')
+boot = suites['6.12.boot-unpatched'].findall('testcase')
+xf = [c for c in boot if c.get('name') == 'written_ro' and c.get('classname') == '6.12.boot-unpatched.ro_collapse']
+if not xf:
+    bad.append('written_ro has not the classname suite.program')
+elif xf[0].find('skipped') is None or not xf[0].find('skipped').get('message', '').startswith('XFAIL fails without khugepaged-ro-collapse'):
+    bad.append('the expected failure is not a <skipped> with the XFAIL reason')
+if any('6.12' in (c.get('classname') or '').split('.', 2)[2:] for c in root.iter('testcase')):
+    bad.append('a classname repeats the branch')
+if not any(c.find('error') is not None for c in suites['6.12.crash'].findall('testcase')):
+    bad.append('the crashed guest has no <error>')
+apply = {c.get('name'): c for c in suites['6.1.apply'].findall('testcase')}
+if apply['check'].find('error') is None or apply['check'].find('error').get('message') != 'the step stopped before it wrote any result':
+    bad.append('the step that wrote no result is not an <error> with its reason')
+abi = [c for c in suites['5.10.abi'].findall('testcase') if c.get('classname') == '5.10.abi.kabi']
+if len(abi) != 3 or abi[1].find('failure') is None:
+    bad.append('the kabi profile\'s topics are not cases of 5.10.abi.kabi with the breaking one failed')
+print('\n'.join(f'# {b}' for b in bad))
+sys.exit(1 if bad else 0)
+PY
+}
+
+test_junit_invalid_is_rejected() {
+	need_kunit_parser
+	run_kit junit 6.12.check="$RECORDS/check-6.12.tsv"
+	expect_rc 0 "results junit"
+	sed 's/<testsuite name="6.12.check" tests="[0-9]*"/<testsuite name="6.12.check"/' "$T/junit.xml" > "$T/bad.xml"
+	cmp -s "$T/junit.xml" "$T/bad.xml" && fail "the edit did not drop tests="
+	run_kit xmllint --noout --schema "$XSD" "$T/bad.xml"
+	expect_rc 3 "xmllint of a <testsuite> without tests="
+	grep -q "attribute 'tests' is required" <<< "$OUT" || fail "xmllint did not name tests=" "$OUT"
+}
+
+# a tree without kunit_junit.py (6.18): Debian's python3-junit.xml writes it
+test_junit_without_kunit_junit() {
+	local k
+	k=$(pristine_dir 6.18)/tools/testing/kunit
+	[ -f "$k/kunit_parser.py" ] || skip "no cached 6.18 tree"
+	[ ! -f "$k/kunit_junit.py" ] || fail "6.18 has kunit_junit.py; pick a tree without it"
+	run_kit results junit -o "$T/junit-xml.xml" --kunit-dir "$k" 6.12.check="$RECORDS/check-6.12.tsv" \
+		6.12.boot-unpatched="$RECORDS/boot-6.12-unpatched.tsv"
+	expect_rc 0 "results junit with 6.18's kunit_parser and python3-junit.xml"
+	run_kit xmllint --noout --schema "$XSD" "$T/junit-xml.xml"
+	expect_rc 0 "xmllint of the python3-junit.xml output"
+	grep -q 'message="1 new sparse warning(s) in mm/khugepaged.o"' "$T/junit-xml.xml" ||
+		fail "no failure message in the python3-junit.xml output"
+}
+
+# json_records JSON -> the records of a results json document, written
+# back as record lines by a reader of its own (seconds as numbers, topic
+# null for -, text escaped)
+json_records() {
+	/usr/bin/python3 - "$1" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc['generated'].endswith('Z'), doc['generated']
+for r in doc['records']:
+    assert isinstance(r['seconds'], (float, type(None))), r
+    assert set(r) == {'kind', 'step', 'branch', 'name', 'status', 'topic', 'seconds', 'text'}, r
+    secs = '-' if r['seconds'] is None else ('%d' % r['seconds'] if r['seconds'] == int(r['seconds']) else repr(r['seconds']))
+    text = r['text'].replace('\\', '\\\\').replace('\t', '\\t').replace('\n', '\\n')
+    print('\t'.join([r['kind'], r['step'], r['branch'], r['name'], r['status'], r['topic'] or '-', secs, text]))
+PY
+}
+
+# the JSON document holds every record, typed: read back, it gives the
+# record files again, byte for byte; a changed figure does not
+test_json_round_trip() {
+	results json -o "$T/r.json" "$RECORDS"/*.tsv
+	json_records "$T/r.json" > "$T/back.tsv"
+	cat "$RECORDS"/*.tsv > "$T/all.tsv"
+	cmp -s "$T/all.tsv" "$T/back.tsv" || fail "the JSON does not give the records back" "$(diff "$T/all.tsv" "$T/back.tsv" | head)"
+	/usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+r = [x for x in d["records"] if x["seconds"] is not None][0]
+assert isinstance(r["seconds"], float)
+r["seconds"] += 1
+json.dump(d, open(sys.argv[1], "w"))' "$T/r.json"
+	json_records "$T/r.json" > "$T/back.tsv"
+	! cmp -s "$T/all.tsv" "$T/back.tsv" || fail "the round-trip check does not see a changed figure"
+}
+
+# row LABEL -> the cells of the matrix row LABEL in $T/matrix.md
+row() {
+	awk -F'|' -v l="$1" '{ x = $2; gsub(/^ +| +$/, "", x) }
+		x == l { for (i = 3; i < NF; i++) { c = $i; gsub(/^ +| +$/, "", c); s = s (i > 3 ? "|" : "") c }
+			print s; exit }' "$T/matrix.md"
+}
+
+# check_rows: the rows the canned records must give (prints what differs)
+check_rows() {
+	local want
+	while IFS='=' read -r label want; do
+		[ "$(row "$label")" = "$want" ] || echo "row '$label': '$(row "$label")', expected '$want'"
+	done <<-'EOF'
+	**tree**=6.1.158|6.12.117|-
+	**topic ksm-break-ksm**=applied|nothing to do|not run
+	0001-mm-ksm-simplify-break_ksm-to-not-rely-on-VM_FAULT_WR=applied|already upstream|not run
+	**topic khugepaged-ro-collapse**=re-targeted|applied|not run
+	0002-mm-enable-khugepaged-anonymous-collapse-on-non-writa=re-targeted from cocci/khugepaged-drop-writable.cocci|applied|not run
+	0003-mm-drop-all-references-of-writable-and-SCAN_PAGE_RO=re-anchored definitions|applied|not run
+	**topic khugepaged-mmap-lock**=failed|applied|not run
+	0004-Revert-mm-khugepaged-remove-definition-of-struct-khu=n/a|n/a|not run
+	0006-locking-rwsem-add-down_read-_killable-_nosteal=not applied|applied|not run
+	**check**=0 passed, 1 failed, 0 skipped|5 passed, 2 failed, 2 skipped|not run
+	**abi** (out/abi/)=-|-|3 passed, 1 failed, 1 skipped
+	**boot unpatched**=-|21 passed, 0 failed, 0 skipped|-
+	*time tree (s)*=3|4|
+	*time check (s)*=0|312|
+	*time boot-unpatched (s)*=|288|
+	EOF
+}
+
+# the matrix: a column per branch, the rows of matrix.sh's table from the
+# records, the n/a patches listed after it; a record file without 6.12's
+# patch records gives other rows, and the check says so
+test_markdown_rows() {
+	local bad
+	results markdown -o "$T/matrix.md" --branches "6.1 6.12 5.10" "$RECORDS"/*.tsv
+	head -n 4 "$T/matrix.md" | tail -n 2 | grep -qx '| | 6.1 | 6.12 | 5.10 |' || fail "no header row" "$(cat "$T/matrix.md")"
+	bad=$(check_rows)
+	[ -z "$bad" ] || fail "$bad" "$(cat "$T/matrix.md")"
+	grep -qx -- '- n/a on 6.1, 0004: struct khugepaged_mm_slot is still defined (mm/khugepaged.c:98)' "$T/matrix.md" ||
+		fail "no n/a line for 6.1's 0004"
+	grep -v '^patch' "$RECORDS/apply-6.12.tsv" > "$T/apply-6.12.tsv"
+	results markdown -o "$T/matrix.md" --branches "6.1 6.12 5.10" "$RECORDS/apply-6.1.tsv" "$T/apply-6.12.tsv" \
+		"$RECORDS/check-6.12.tsv" "$RECORDS/abi-5.10.tsv" "$RECORDS/boot-6.12-unpatched.tsv"
+	bad=$(check_rows)
+	grep -q "row '0002-mm-enable-khugepaged-anonymous-collapse-on-non-writa': 're-targeted from cocci/khugepaged-drop-writable.cocci|not run|not run'" <<< "$bad" ||
+		fail "the row check does not see 6.12's missing patch records" "$bad"
+	run_kit results markdown -o "$T/matrix.md" --branches "6.1 4.19" "$RECORDS"/*.tsv
+	expect_one_line_error "--branches '6.1 4.19' names no branch or unknown ones \(4.19\); use branches of tables/branches.table"
+}
