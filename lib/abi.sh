@@ -132,8 +132,9 @@ abi_stage() {
 	fresh_source
 	: > "$WORK/applied"
 	if [ -n "$topics" ]; then
-		apply_run apply "$WORK/linux" "$ABI_BRANCH" --topics "$topics" --profile "$profile" \
-			--records "$WORK/applied" > "$WORK/apply.log" 2>&1 || rc=$?
+		kit_try apply_run apply "$WORK/linux" "$ABI_BRANCH" --topics "$topics" --profile "$profile" \
+			--records "$WORK/applied" > "$WORK/apply.log" 2>&1
+		rc=$KIT_RC
 		# nothing to do, partial: some topics did not land (recorded per topic)
 		case $rc in
 		0|"$EXIT_NOTHING"|"$EXIT_PARTIAL") ;;
@@ -204,7 +205,7 @@ abi_run() (
 	else
 		WORK=$CACHE_DIR/abi/$ABI_BRANCH${KB_TAG:-}
 	fi
-	TOPIC_LIST=$(check_topics "${topics:-$(all_topics | paste -sd' ')}" | paste -sd' ') || exit
+	TOPIC_LIST=$(check_topics "${topics:-$(all_topics | paste -sd' ')}" | paste -sd' ')
 	mkdir -p "$WORK" "$OUT_DIR/abi"
 	lock_tree "$WORK"
 	echo "KTAP version 1"

@@ -412,7 +412,7 @@ apply_do_apply() {
 		return "$EXIT_PARTIAL"
 	fi
 	apply_check_series
-	plan=$(plan_tree "$TREE") || exit
+	plan=$(plan_tree "$TREE")
 	# what each topic needs; the source branch of the carried patches
 	declare -A CARRY=() SRC=()
 	while IFS=$'\t' read -r p v d; do
@@ -603,7 +603,7 @@ apply_run() (
 	done
 	exec {APPLY_ERR}>&2
 	case $PROFILE in default|kabi) ;; *) usage_error "unknown profile '$PROFILE'; set PROFILE= to default or kabi" ;; esac
-	APPLY_TOPICS=$(check_topics "${topics:-$(all_topics | paste -sd' ')}") || exit
+	APPLY_TOPICS=$(check_topics "${topics:-$(all_topics | paste -sd' ')}")
 	state_init "$TREE"
 	TREE_NAME=$(tree_name "$TREE")
 	APPLY_RUN=$(mktemp -d "${TMPDIR:-/tmp}/mmbk-apply.XXXXXX")
@@ -642,7 +642,7 @@ apply_run() (
 # say unknown)
 apply_require_known_code() {
 	local unknown
-	unknown=$(detect_tree "$TREE" | awk -F'\t' '$2 == "unknown" && !n++ { print $3 }') || exit
+	unknown=$(detect_tree "$TREE" | awk -F'\t' '$2 == "unknown" && !n++ { print $3 }')
 	[ -z "$unknown" ] ||
 		apply_fail "KDIR=$TREE is Linux $(kernel_version "$TREE"), an unsupported branch (${unknown%%: code not found} not found); supported branches: $SUPPORTED_BRANCHES" "$EXIT_USAGE"
 }

@@ -73,7 +73,7 @@ boot_run() (
 			src_variant=unpatched
 		fi
 		obj=$(build_dir "$branch" "$src_variant" "$profile")
-		[ -n "$judge_log" ] || src=$(worktree "$branch" "$src_variant") || exit
+		[ -n "$judge_log" ] || src=$(worktree "$branch" "$src_variant")
 	fi
 	if [ -n "$judge_log" ]; then
 		[ -f "$judge_log" ] || usage_error "--judge $judge_log does not exist; give a kept serial log (out/boot/*.log)"
@@ -102,7 +102,7 @@ boot_run() (
 	esac
 	[ -z "$list" ] || mapfile -t mods <<< "$list"
 	build_s=$(( $(date +%s) - t0 ))
-	[ -n "$suite" ] || suite=$(guest_programs "$KIT_DIR/guest/suite" "$OUT_DIR/suite$([ "$KB_ARCH" = x86_64 ] || echo "-$KB_ARCH")") || exit
+	[ -n "$suite" ] || suite=$(guest_programs "$KIT_DIR/guest/suite" "$OUT_DIR/suite$([ "$KB_ARCH" = x86_64 ] || echo "-$KB_ARCH")")
 	guest_initramfs "$dir/$tag.cpio" "$suite" ${mods[@]+"${mods[@]}"}
 	t0=$(date +%s)
 	guest_run "$obj/$KB_IMAGE" "$dir/$tag.cpio" "$log" "$timeout" "$mem" \

@@ -142,7 +142,7 @@ check_run() (
 	lock_tree "$CK_TREE" shared
 	[ -n "$(applied_patches "$CK_TREE")" ] ||
 		die "the kit's series is not applied to $CK_TREE; run 'make apply KDIR=$CK_TREE' first"
-	CK_SPARSE=$(sparse_path) || exit
+	CK_SPARSE=$(sparse_path)
 	CK_NAME=$(tree_name "$CK_TREE")
 	[ "$CK_TREE" != "$(variant_dir "$CK_BRANCH" patched)" ] || CK_NAME=$CK_BRANCH
 	CK_NAME=$CK_NAME${KB_TAG:-}

@@ -58,7 +58,7 @@ exp_source_series() {
 # (per topic, re-targeted where needed) on a scratch copy of the tree, whose
 # quilt directory then is out/<tree-name>/; the tree itself is only read
 exp_plan_tree_copy() {
-	local tmp copy f rc=0
+	local tmp copy
 	need_cache
 	mkdir -p "$CACHE_DIR/work"
 	tmp=$(mktemp -d "$CACHE_DIR/work/export-tree.XXXXXX")
@@ -77,8 +77,8 @@ exp_plan_tree_copy() {
 		return 0
 	fi
 	link_copy "$TREE" "$copy" clean
-	apply_run apply "$copy" "$EXP_BRANCH" --force >&2 || rc=$?
-	case $rc in
+	kit_try apply_run apply "$copy" "$EXP_BRANCH" --force >&2
+	case $KIT_RC in
 	0) ;;
 	"$EXIT_PARTIAL") warn "$TREE: some topics cannot be applied (see above); exporting the others" ;;
 	"$EXIT_NOTHING") die "$TREE needs nothing: every topic is already upstream or not applicable; nothing exported" ;;

@@ -126,7 +126,7 @@ fetch_tarball() {
 		printf '%s\n' "$dir/$file"
 		return 0
 	fi
-	url=$(tarball_url "$branch" "$file") || exit 1
+	url=$(tarball_url "$branch" "$file")
 	dir=$CACHE_DIR/tarballs
 	mkdir -p "$dir"
 	part=$dir/$file.part

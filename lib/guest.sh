@@ -97,8 +97,8 @@ guest_initramfs() {
 	for m in "$@"; do
 		[ -f "$m" ] || die "module $m does not exist; build it (guest_module)"
 	done
-	busybox=$(guest_busybox) || exit
-	gen=$(guest_gen_init_cpio) || exit
+	busybox=$(guest_busybox)
+	gen=$(guest_gen_init_cpio)
 	mkdir -p "$(dirname "$out")"
 	{
 		printf '%s\n' "dir /bin 0755 0 0" "dir /dev 0755 0 0" \

@@ -99,7 +99,7 @@ kb_target() {
 	KB_LLVM=
 	case ${llvm:-0} in
 	0|'') ;;
-	1) KB_LLVM=$(kb_llvm_dir "$tree") || exit ;;
+	1) KB_LLVM=$(kb_llvm_dir "$tree") ;;
 	*) usage_error "LLVM=$llvm: use LLVM=1 (the newest installed clang the tree accepts) or leave it out" ;;
 	esac
 	if [ -n "$KB_CROSS" ] && [ -z "$KB_LLVM" ] && ! command -v "${KB_CROSS}gcc" >/dev/null; then

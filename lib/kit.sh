@@ -12,6 +12,9 @@
 #   mmbk/           Python package: tables, KTAP, results and reports
 #   tables/         every data table
 set -o pipefail
+# a command substitution fails with the first failing command in it, as
+# the rest of the kit does (bash clears errexit there otherwise)
+shopt -s inherit_errexit
 
 KIT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LIB_DIR=$KIT_DIR/lib
@@ -77,6 +80,18 @@ need_cache() {
 # path_key PATH -> short stable name for a path (build dirs, DKMS trees)
 path_key() {
 	printf '%s' "$1" | sha256sum | cut -c1-12
+}
+
+# kit_try CMD...: run CMD in a subshell with errexit in force and go on;
+# its status in KIT_RC.  (errexit is ignored inside anything whose status
+# is tested -- if, ||, && -- so a module's entry point whose status the
+# caller needs is run through this, never as "f || rc=$?".)
+kit_try() {
+	local e=${-//[^e]/}
+	set +e
+	( set -e; "$@" )
+	KIT_RC=$?
+	[ -z "$e" ] || set -e
 }
 
 # --- modules ---------------------------------------------------------------

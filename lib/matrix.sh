@@ -86,7 +86,7 @@ matrix_fetch() (	# BRANCH
 
 matrix_apply() (	# BRANCH
 	local tree
-	tree=$(worktree "$1" patched fresh) || exit
+	tree=$(worktree "$1" patched fresh)
 	printf '%s\n' "$tree" > "$OUT_DIR/status/$1.tree"
 )
 

@@ -11,8 +11,8 @@ step_run() {
 	local out=$1 t0
 	shift
 	t0=$(date +%s.%N)
-	STEP_RC=0
-	"$@" > "$out" 2>&1 || STEP_RC=$?
+	kit_try "$@" > "$out" 2>&1
+	STEP_RC=$KIT_RC
 	STEP_SECONDS=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 }
 
@@ -21,8 +21,8 @@ step_run_split() {
 	local out=$1 err=$2 t0
 	shift 2
 	t0=$(date +%s.%N)
-	STEP_RC=0
-	"$@" > "$out" 2> "$err" || STEP_RC=$?
+	kit_try "$@" > "$out" 2> "$err"
+	STEP_RC=$KIT_RC
 	STEP_SECONDS=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 }
 

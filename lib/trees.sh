@@ -86,9 +86,9 @@ tree_name() {
 resolve_tree() {
 	local kdir=$1 branch=$2 kind=$3 from=${4:-$PWD} b
 	if [ "$kdir" != - ]; then
-		TREE=$(tree_dir "$kdir" "$from") || exit
+		TREE=$(tree_dir "$kdir" "$from")
 		is_kernel_tree "$TREE" || not_a_tree "$TREE" "$kdir"
-		b=$(tree_branch "$TREE") || exit
+		b=$(tree_branch "$TREE")
 		if [ -n "$branch" ]; then
 			require_branch "$branch"
 			[ "$b" = "$branch" ] ||
@@ -100,7 +100,7 @@ resolve_tree() {
 	BRANCH=${branch:-$DEFAULT_BRANCH}
 	require_branch "$BRANCH"
 	kit_use worktree
-	TREE=$(worktree "$BRANCH" "$kind") || exit
+	TREE=$(worktree "$BRANCH" "$kind")
 }
 
 # lock_tree DIR [shared]: hold a lock on DIR until the process exits (flock
@@ -178,7 +178,7 @@ pristine_verify() {
 	if ! pristine_ok "$1" content; then
 		warn "the cached $1 tree was changed in place (a file differs from its seal); extracting it again"
 		kit_use fetch
-		( fetch_tree "$1" refresh ) >/dev/null || exit
+		( fetch_tree "$1" refresh ) >/dev/null
 	fi
 	PRISTINE_VERIFIED[$1]=1
 }
@@ -196,7 +196,7 @@ scratch_copy() {
 	elif ! pristine_ok "$1" content; then
 		warn "the cached $1 tree was changed in place; extracting it again"
 		kit_use fetch
-		( fetch_tree "$1" refresh ) >/dev/null || exit
+		( fetch_tree "$1" refresh ) >/dev/null
 	fi
 	link_copy "$src" "$dest"
 }

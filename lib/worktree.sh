@@ -43,10 +43,10 @@ worktree_records() {
 }
 
 worktree_patched() {
-	local branch=$1 kind=$2 fresh=$3 dir s rc=0 topics profile=default
+	local branch=$1 kind=$2 fresh=$3 dir s topics profile=default
 	dir=$(variant_dir "$branch" "$kind")
 	s=$(worktree_stamp "$branch" "$kind")
-	topics=$(worktree_topics "$kind") || exit
+	topics=$(worktree_topics "$kind")
 	[ "$kind" != patched-kabi ] || profile=kabi
 	mkdir -p "$(dirname "$dir")"
 	lock_tree "$(dirname "$dir")"
@@ -57,9 +57,9 @@ worktree_patched() {
 	progress "worktree: $branch $kind copy (series $s)"
 	rm -f "$dir.stamp"
 	scratch_copy "$branch" "$dir"
-	apply_run apply "$dir" "$branch" --topics "$topics" --strict --profile "$profile" \
-		--records "$dir.records" >&2 || rc=$?
-	[ $rc -eq 0 ] || [ $rc -eq "$EXIT_NOTHING" ] ||
+	kit_try apply_run apply "$dir" "$branch" --topics "$topics" --strict --profile "$profile" \
+		--records "$dir.records" >&2
+	[ "$KIT_RC" -eq 0 ] || [ "$KIT_RC" -eq "$EXIT_NOTHING" ] ||
 		die "the $branch series does not apply to the kit's own $branch tree ($dir); run 'make regen BRANCH=$branch REGEN_CHECK=1' and check backports/$branch"
 	[ -f "$dir.records" ] || : > "$dir.records"
 	echo "$s" > "$dir.stamp"

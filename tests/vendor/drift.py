@@ -30,10 +30,11 @@ import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
-import reanchor  # noqa: E402
+KIT = os.path.join(HERE, "..", "..")
+sys.path.insert(0, KIT)
+from mmbk import reanchor  # noqa: E402  (the kit's package, next to tests/)
 
-TABLE = os.path.join(HERE, "..", "..", "tables", "drift.table")
+TABLE = os.path.join(KIT, "tables", "drift.table")
 
 
 def die(msg):
