@@ -153,28 +153,29 @@ abi_topic_state() {
 	printf '%s\n' "${t:-nothing to do: upstream or not applicable}"
 }
 
+# abi_run_profile PROFILE: the builds of PROFILE and their report; one
+# record a topic (PROFILE/TOPIC) in WORK/results.tsv
 abi_run_profile() {
 	local profile=$1 prev cur topics='' t args=() name state
 	name=$NAME
 	[ "$profile" = default ] || name=$NAME-$profile
-	# (called in an "if": every failure is checked here)
-	prev=$(abi_stage "$profile" "") || return 1
+	prev=$(abi_stage "$profile" "")
 	for t in $TOPIC_LIST; do
 		topics=${topics:+$topics,}$t
-		cur=$(abi_stage "$profile" "$topics") || return 1
+		cur=$(abi_stage "$profile" "$topics")
 		state=$(abi_topic_state "$t")
 		args+=("$t=$prev=$cur=${state:-not applied}")
 		prev=$cur
 	done
 	kit_py abi-report --name "$name" --profile "$profile" \
 		${ABI_EXPECT_BRANCH:+--branch "$ABI_EXPECT_BRANCH"} --tree "$SRC" --expect "$TABLES_DIR/abi-expect.table" \
-		--out "$OUT_DIR/abi/$name.md" "${args[@]}"
+		--out "$OUT_DIR/abi/$name.md" --records "$WORK/results.tsv" "${args[@]}"
 }
 
 # abi_run TREE BRANCH NAME [--kdir 0|1] [--profile P] [--topics LIST]: the
 # KTAP document of the interface report on stdout (the target is KB_*)
 abi_run() (
-	local profile=default profiles t rc=0 n=0 topics=''
+	local profile=default profiles t rc=0 topics=''
 	ABI_KDIR=0
 	SRC=$1 ABI_BRANCH=$2 NAME=$3
 	shift 3
@@ -208,23 +209,16 @@ abi_run() (
 	TOPIC_LIST=$(check_topics "${topics:-$(all_topics | paste -sd' ')}" | paste -sd' ')
 	mkdir -p "$WORK" "$OUT_DIR/abi"
 	lock_tree "$WORK"
-	echo "KTAP version 1"
-	echo "# abi: $NAME (Linux $(kernel_version "$SRC"), $(kb_describe)), profiles: $profiles"
-	echo "1..$(echo "$profiles" | wc -w)"
+	: > "$WORK/results.tsv"
 	for profile in $profiles; do
-		n=$((n + 1))
-		echo "    KTAP version 1"
-		echo "    # Subtest: $profile"
-		# the report's own KTAP document is the subtest (its version line
-		# is the one above)
-		if abi_run_profile "$profile" > "$WORK/report.ktap"; then
-			sed -e '1{/^KTAP version/d}' -e 's/^/    /' "$WORK/report.ktap"
-			echo "ok $n $profile"
-		else
-			sed -e '1{/^KTAP version/d}' -e 's/^/    /' "$WORK/report.ktap"
-			echo "not ok $n $profile"
-			rc=1
+		kit_try abi_run_profile "$profile"
+		if [ "$KIT_RC" != 0 ] && ! grep -q "^case	[^	]*	[^	]*	$profile/" "$WORK/results.tsv"; then
+			# the builds broke before the report: the profile failed
+			result "$WORK/results.tsv" case abi "$NAME" "$profile" error - - "the builds of the $profile profile failed (see above)"
 		fi
+		[ "$KIT_RC" = 0 ] || rc=1
 	done
+	kit_py results ktap "$WORK/results.tsv" \
+		--title "abi: $NAME (Linux $(kernel_version "$SRC"), $(kb_describe)), profiles: $profiles" --summary "abi $NAME"
 	return $rc
 )

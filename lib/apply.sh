@@ -190,15 +190,15 @@ apply_check_series() {
 	local name s
 	for name in $(series_patches "$DATA_DIR/series"); do
 		[ -f "$DATA_DIR/patches/$name" ] ||
-			apply_fail "./series names $name, but patches/$name does not exist; restore it (git checkout) or fix ./series"
+			die "./series names $name, but patches/$name does not exist; restore it (git checkout) or fix ./series"
 		[ -n "$(topic_of "$name")" ] ||
-			apply_fail "$name is in no topic of tables/topics.table; add its row there"
+			die "$name is in no topic of tables/topics.table; add its row there"
 	done
 	s=$(series_file "$BRANCH")
-	[ -f "$s" ] || apply_fail "no series file backports/$BRANCH/series; restore it (git checkout)"
+	[ -f "$s" ] || die "no series file backports/$BRANCH/series; restore it (git checkout)"
 	for name in $(series_patches "$s"); do
 		[ -f "$DATA_DIR/backports/$BRANCH/$name" ] ||
-			apply_fail "backports/$BRANCH/series names $name, but backports/$BRANCH/$name does not exist; restore it (git checkout) or run make regen BRANCH=$BRANCH"
+			die "backports/$BRANCH/series names $name, but backports/$BRANCH/$name does not exist; restore it (git checkout) or run make regen BRANCH=$BRANCH"
 	done
 }
 

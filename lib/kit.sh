@@ -110,7 +110,8 @@ kit_use() {
 }
 
 # kit_py TOOL ARGS...: a tool of the Python package (python3 -m mmbk TOOL);
-# -B: no __pycache__ in the kit or a kernel tree
+# -B: no __pycache__ in the kit or a kernel tree; -P: the package is this
+# kit's, whatever directory the command runs in
 kit_py() {
-	PYTHONPATH=$KIT_DIR /usr/bin/python3 -B -m mmbk "$@"
+	PYTHONPATH=$KIT_DIR /usr/bin/python3 -B -P -m mmbk "$@"
 }

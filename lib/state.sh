@@ -36,7 +36,7 @@ state_init() {
 # state_point NAME: a step boundary of apply or unapply.  MMBK_FAULT is a
 # test hook (tests/unit/t-killpoints.sh): "list" prints every point reached,
 # NAME or NAME#N SIGKILLs the command at the (Nth) point NAME.
-declare -A STATE_POINTS=()
+declare -gA STATE_POINTS=()
 state_point() {
 	local n
 	[ -n "${MMBK_FAULT:-}" ] || return 0

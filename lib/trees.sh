@@ -172,7 +172,7 @@ pristine_ok() {
 # its sums once per command (a command that makes many copies, make
 # matrix, verifies each branch once before its steps; the steps run in
 # subshells that inherit the result)
-declare -A PRISTINE_VERIFIED=()
+declare -gA PRISTINE_VERIFIED=()
 pristine_verify() {
 	[ -z "${PRISTINE_VERIFIED[$1]:-}" ] || return 0
 	if ! pristine_ok "$1" content; then
