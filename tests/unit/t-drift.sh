@@ -66,11 +66,11 @@ test_android_gki_6_1_rwsem() {
 	done
 }
 
-# reanchor.py on small files: BASE (the branch before), THEIRS (after),
+# mmbk reanchor on small files: BASE (the branch before), THEIRS (after),
 # OURS (the target); ra_merge runs it into $T/ra.out, status in RC
 ra_merge() {
 	rm -f "$T/ra.out"
-	run_kit "$KIT_DIR/scripts/reanchor.py" merge "$T/ra.base" "$T/ra.theirs" "$T/ra.ours" -o "$T/ra.out"
+	run_kit kit_py reanchor merge "$T/ra.base" "$T/ra.theirs" "$T/ra.ours" -o "$T/ra.out"
 }
 
 ra_base() {
@@ -114,7 +114,7 @@ test_reanchor_conflict_names_the_definition() {
 	sed 's/^	b = helper(a);$/	b = vendor_helper(a);/' "$T/ra.base" > "$T/ra.ours"
 	ra_merge
 	expect_rc 1 "reanchor merge with a conflict"
-	expect_one_line_error "reanchor.py: error: .*function work: the target's version conflicts with the change"
+	expect_one_line_error "^reanchor: error: .*function work: the target's version conflicts with the change.*; carry this definition"
 	[ ! -e "$T/ra.out" ] || fail "a result was written"
 }
 
