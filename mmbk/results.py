@@ -50,7 +50,7 @@ import os
 import time
 import xml.etree.ElementTree as ET
 
-from mmbk import EXIT_USAGE, ArgumentParser, Error, kunit, tables
+from mmbk import ArgumentParser, Error, kunit, tables
 
 KINDS = ('step', 'patch', 'topic', 'case')
 STATUSES = ('applied', 're-targeted', 're-anchored', 'upstream', 'n/a', 'not-selected', 'failed',
@@ -387,7 +387,7 @@ def suite_element_junit_xml(suite, cases):
         import junit_xml   # pylint: disable=import-outside-toplevel
     except ImportError:
         raise Error('the kernel tree has no kunit_junit.py and python3-junit.xml is not installed',
-                    'run bin/deps (or pass the --kunit-dir of a Linux 7.2 tree)', EXIT_USAGE) from None
+                    'run bin/deps (or pass the --kunit-dir of a Linux 7.2 tree)') from None
     tcs = []
     for c in cases:
         tc = junit_xml.TestCase(c.name, classname=c.classname, stdout=c.text or None)
@@ -433,7 +433,7 @@ def json_document(records):
 # --- Markdown: the matrix --------------------------------------------------------
 
 def markdown_lines(records, branches):
-    """The matrix of scripts/matrix.sh: a column per branch; the tree, a
+    """The matrix (make matrix): a column per branch; the tree, a
     row per topic and per patch (tables/topics.table order), check, abi
     and boot counts, the steps' times, then the n/a patches."""
     def of(b, step=None, kind=None):

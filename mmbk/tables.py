@@ -37,15 +37,6 @@ def table_rows(path):
     return rows
 
 
-def table_setting(path, name):
-    """The value of the table's "@NAME value" line, or None."""
-    with open(path, encoding='utf-8') as f:
-        for line in f:
-            if line.startswith(f'@{name} ') or line.startswith(f'@{name}\t'):
-                return line.split(None, 1)[1].strip()
-    return None
-
-
 @functools.lru_cache(maxsize=None)
 def branches():
     """The rows of branches.table as dicts, in table order."""

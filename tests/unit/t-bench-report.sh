@@ -1,11 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # tier: fast
-# scripts/bench-report.py on canned figures (metrics.tsv as scripts/bench.sh
+# mmbk bench-report on canned figures (metrics.tsv as the bench step
 # writes it): paired ratios, the bootstrap interval of their median, the
 # verdict, censored values (">X", a workload's cap), targets, and the three
-# outputs (md, json, svg: parsed by their own readers).
-
-REPORT=$KIT_DIR/scripts/bench-report.py
+# outputs (md, json, svg: parsed by their own readers); mmbk
+# bench-kit-report on canned times.
 
 # canned METRIC UNIT ROUNDS UNPATCHED_EXPR PATCHED_EXPR [BRANCH]: TSV rows of
 # BRANCH (default 6.12), round r's values from awk expressions of r (strings
@@ -30,7 +29,7 @@ canned() {
 report() {
 	rm -rf "$T/rep"
 	mkdir -p "$T/rep"
-	/usr/bin/python3 "$REPORT" "$1" "$T/rep" 10 > "$T/rep/out" || fail "bench-report.py failed: $(cat "$T/rep/out")"
+	kit_py bench-report "$1" "$T/rep" 10 > "$T/rep/out" 2>&1 || fail "bench-report failed: $(cat "$T/rep/out")"
 }
 
 # field METRIC KEY [BRANCH] -> the figure's KEY from bench.json (branch 6.12)
@@ -218,7 +217,7 @@ test_bench_exits_nonzero_when_a_kernel_does_not_build() {
 	k=$(kit_copy kit-bench)
 	printf '#!/bin/sh\necho /nonexistent/linux\n' > "$k/scripts/tree.sh"
 	printf '#!/bin/sh\necho "boot.sh: error: stub: no kernel" >&2\nexit 1\n' > "$k/scripts/boot.sh"
-	printf 'all:\n\t@:\n' > "$k/tests/bench/Makefile"
+	printf 'all:\n\t@:\n' > "$k/guest/bench/Makefile"
 	run_kit env -u MMBK_OUT "$k/scripts/bench.sh" 6.12
 	expect_rc 1 "bench.sh with a kernel that does not build"
 	grep -q '^bench.sh: error: no figures for 6.12: a benchmark kernel did not build' <<< "$OUT" ||
@@ -227,7 +226,7 @@ test_bench_exits_nonzero_when_a_kernel_does_not_build() {
 }
 
 # a checkout without out/bench starts from the committed figures
-# (tests/bench/results.tsv): --report reports them without booting; with
+# (tables/bench-results.tsv): --report reports them without booting; with
 # neither, --report fails with one line naming the fix
 test_report_from_committed_figures() {
 	local k
@@ -236,14 +235,14 @@ test_report_from_committed_figures() {
 	{
 		printf 'branch\tvariant\tround\tmetric\tvalue\tunit\n'
 		canned ksm.unmerge_MiBps MiB/s 10 '100+4%5' '98+4%5'
-	} > "$k/tests/bench/results.tsv"
+	} > "$k/tables/bench-results.tsv"
 	run_kit env -u MMBK_OUT "$k/scripts/bench.sh" --report
 	expect_rc 0 "bench.sh --report with committed figures"
 	/usr/bin/python3 -c 'import json, sys
 f = json.load(open(sys.argv[1]))["branches"]["6.12"]["figures"]["ksm.unmerge_MiBps"]
 sys.exit(f["rounds"] != 10)' "$k/out/bench.json" || fail "bench.json has not 6.12's 10 rounds of KSM figures" "$OUT"
-	cmp -s "$k/tests/bench/results.tsv" "$k/out/bench/metrics.tsv" || fail "out/bench/metrics.tsv is not the committed figures"
-	rm -rf "$k/out" "$k/tests/bench/results.tsv"
+	cmp -s "$k/tables/bench-results.tsv" "$k/out/bench/metrics.tsv" || fail "out/bench/metrics.tsv is not the committed figures"
+	rm -rf "$k/out" "$k/tables/bench-results.tsv"
 	run_kit env -u MMBK_OUT "$k/scripts/bench.sh" --report
 	expect_one_line_error 'no figures to report: .*run make bench first'
 }
@@ -262,13 +261,13 @@ paired_rounds_problem() {
 		if (!done[r "\tunpatched"] || !done[r "\tpatched"]) { print "round without both boots: " r; exit } }' "$1"
 }
 
-# the committed figures (tests/bench/results.tsv, which the closing notes
+# the committed figures (tables/bench-results.tsv, which the closing notes
 # cite) hold only paired rounds whose two boots completed, each measurement
 # once; the check itself reports a copy with one boot's row removed
 test_committed_figures_are_paired_rounds() {
-	local res=$KIT_DIR/tests/bench/results.tsv p
+	local res=$TABLES_DIR/bench-results.tsv p
 	p=$(paired_rounds_problem "$res")
-	[ -z "$p" ] || fail "tests/bench/results.tsv: $p"
+	[ -z "$p" ] || fail "tables/bench-results.tsv: $p"
 	awk -F'\t' '!($4 == "boot.completed" && $2 == "patched" && !cut++)' "$res" > "$T/cut.tsv"
 	p=$(paired_rounds_problem "$T/cut.tsv")
 	[ -n "$p" ] || fail "a round with one boot missing passed the check"
@@ -278,7 +277,7 @@ test_committed_figures_are_paired_rounds() {
 }
 
 # bench.sh --save (make bench SAVE=1) puts a run's finished rounds into
-# tests/bench/results.tsv in place of the branch's committed rows: round 3
+# tables/bench-results.tsv in place of the branch's committed rows: round 3
 # (its patched boot did not complete) stays out, rounds 1, 2 and 4 (round
 # 4 here with the same kernels as 1 and 2) and the run rows go in, the
 # other branches' committed rows stay; the result passes the
@@ -288,7 +287,7 @@ test_committed_figures_are_paired_rounds() {
 test_save_puts_finished_rounds_into_committed_figures() {
 	local k res p
 	k=$(kit_copy kit-bench-save)
-	res=$k/tests/bench/results.tsv
+	res=$k/tables/bench-results.tsv
 	{ header; printf '5.10\tpatched\t1\tboot.completed\t1\tbool\n5.10\tunpatched\t1\tboot.completed\t1\tbool\n'
 	  printf '6.12\tpatched\t9\tboot.completed\t1\tbool\n6.12\tunpatched\t9\tboot.completed\t1\tbool\n'; } > "$res"
 	mkdir -p "$k/out/bench"
@@ -313,4 +312,36 @@ test_save_puts_finished_rounds_into_committed_figures() {
 	rm -rf "$k/out"
 	run_kit env MMBK_OUT="$k/out" "$k/scripts/bench.sh" --save
 	expect_one_line_error 'nothing to save: no .*metrics.tsv; run make bench first'
+}
+
+# make bench-kit's report: a row per branch in the order of
+# tables/branches.table (6.1 before 6.12 before 7.2 whatever the TSV's
+# order), cells with the kbuild share and a non-zero rc, the matrix's own
+# split, and the JSON with typed figures; a TSV row that is not five
+# columns is one error line
+test_bench_kit_report() {
+	mkdir -p "$T/bk"
+	{
+		printf 'branch\tstep\tseconds\tkbuild_seconds\tstatus\n'
+		printf '7.2\tapply\t12.3\t-\t0\n'
+		printf '6.12\tcheck cold\t100\t80\t0\n'
+		printf '6.12\tmatrix cold\t300.4\t100\t1\n'
+		printf '6.12\tmatrix cold: tree\t3.1\t-\t0\n'
+		printf '6.1\tapply\t20\t-\t0\n'
+	} > "$T/bk/times.tsv"
+	run_kit kit_py bench-kit-report "$T/bk/times.tsv" "$T/bk"
+	expect_rc 0 "bench-kit-report"
+	[ "$(sed -n 's/^| \([0-9.]*\) | .*/\1/p' "$T/bk/bench-kit.md" | paste -sd' ')" = "6.1 6.12 7.2 6.1 6.12 7.2" ] ||
+		fail "branches not in table order" "$(cat "$T/bk/bench-kit.md")"
+	grep -qx '| 6.12 | - | 100 s (kbuild 80 s, 80%) | - | 300 s (kbuild 100 s, 33%) \[rc 1\] | - |' "$T/bk/bench-kit.md" ||
+		fail "6.12's row" "$(cat "$T/bk/bench-kit.md")"
+	grep -qx '| 6.12 | tree 3 s | - |' "$T/bk/bench-kit.md" || fail "the matrix's split of 6.12"
+	/usr/bin/python3 -c 'import json, sys
+b = json.load(open(sys.argv[1]))["branches"]
+assert b["7.2"]["apply"] == {"seconds": 12.3, "kbuild_seconds": None, "rc": 0}, b["7.2"]
+assert b["6.12"]["matrix cold"]["rc"] == 1' "$T/bk/bench-kit.json" || fail "bench-kit.json"
+	printf '6.1\tapply\ttwenty\t-\t0\n' >> "$T/bk/times.tsv"
+	run_kit kit_py bench-kit-report "$T/bk/times.tsv" "$T/bk"
+	expect_rc 64 "bench-kit-report of a bad row"
+	expect_one_line_error 'times.tsv:7: not "branch step seconds kbuild_seconds rc"'
 }

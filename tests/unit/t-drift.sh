@@ -66,7 +66,7 @@ test_android_gki_6_1_rwsem() {
 	done
 }
 
-# reanchor.py on small files: BASE (the branch before), THEIRS (after),
+# mmbk reanchor on small files: BASE (the branch before), THEIRS (after),
 # OURS (the target); ra_merge runs it into $T/ra.out, status in RC
 ra_merge() {
 	rm -f "$T/ra.out"
@@ -114,7 +114,7 @@ test_reanchor_conflict_names_the_definition() {
 	sed 's/^	b = helper(a);$/	b = vendor_helper(a);/' "$T/ra.base" > "$T/ra.ours"
 	ra_merge
 	expect_rc 1 "reanchor merge with a conflict"
-	expect_one_line_error "reanchor.py: error: .*function work: the target's version conflicts with the change"
+	expect_one_line_error "^reanchor: error: .*function work: the target's version conflicts with the change.*; carry this definition"
 	[ ! -e "$T/ra.out" ] || fail "a result was written"
 }
 

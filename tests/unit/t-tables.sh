@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # tier: fast
-# The kit's data tables are well formed, and shell (scripts/lib.sh) and
-# Python (scripts/kitdata.py) read them the same way.
+# The kit's data tables (tables/) are well formed, and shell (lib/tables.sh)
+# and Python (mmbk/tables.py) read them the same way.
 
 test_branch_table() {
 	local b src origin pin cfg rt role n_default=0 n_main=0
@@ -28,8 +28,8 @@ test_branch_table() {
 		esac
 	done
 	[ $n_default = 1 ] && [ $n_main = 1 ] || fail "need exactly one default and one mainline branch"
-	[ "$(python3 "$KIT_DIR/scripts/kitdata.py" branches)" = "$SUPPORTED_BRANCHES" ] ||
-		fail "kitdata.py and lib.sh disagree on the branches"
+	[ "$(kit_py tables branches)" = "$SUPPORTED_BRANCHES" ] ||
+		fail "mmbk/tables.py and lib/tables.sh disagree on the branches"
 	local url
 	url=$(table_setting "$BRANCHES_TABLE" tarball-url)
 	[ -z "$url" ] || [[ $url == *'{file}'* ]] || fail "@tarball-url has no {file}"
@@ -39,13 +39,13 @@ test_topic_table() {
 	local p t n=0
 	for p in $(series_patches "$DATA_DIR/series"); do
 		t=$(topic_of "$p")
-		[ -n "$t" ] || fail "$p has no topic in backports/topics.table"
+		[ -n "$t" ] || fail "$p has no topic in tables/topics.table"
 		n=$((n + 1))
 	done
 	[ "$(table_rows "$TOPICS_TABLE" | wc -l)" -eq $n ] || fail "topics.table names patches that are not in ./series"
 	diff <(for t in $(all_topics); do printf '%s %s\n' "$t" "$(topic_patches "$t" | paste -sd' ')"; done) \
-	     <(python3 "$KIT_DIR/scripts/kitdata.py" topics) >/dev/null ||
-		fail "kitdata.py and lib.sh disagree on the topics"
+	     <(kit_py tables topics) >/dev/null ||
+		fail "mmbk/tables.py and lib/tables.sh disagree on the topics"
 }
 
 test_baselines_table() {
@@ -65,7 +65,38 @@ test_baselines_table() {
 			*) fail "baselines.table: $b: unknown variant $v" ;;
 			esac
 		done
-	done < <(table_rows "$KIT_DIR/tests/suite/baselines.table" | sed 's/\t/ /2g')
-	[ "$(table_rows "$KIT_DIR/tests/suite/baselines.table" | cut -f1 | paste -sd' ')" = "$SUPPORTED_BRANCHES" ] ||
+	done < <(table_rows "$TABLES_DIR/boot-baselines.table" | sed 's/\t/ /2g')
+	[ "$(table_rows "$TABLES_DIR/boot-baselines.table" | cut -f1 | paste -sd' ')" = "$SUPPORTED_BRANCHES" ] ||
 		fail "baselines.table does not list every branch in table order"
+}
+
+# expectation_problems DIR -> the unknown branches and topics of the
+# expectation tables in DIR (nothing when there is none)
+expectation_problems() {
+	local f b t
+	for f in boot-expect abi-expect; do
+		while read -r b t; do
+			case $b in
+			'*'|'*-rt') ;;
+			*-rt) is_supported_branch "${b%-rt}" || printf ' %s:%s' "$f" "$b" ;;
+			*) is_supported_branch "$b" || printf ' %s:%s' "$f" "$b" ;;
+			esac
+			is_topic "$t" || printf ' %s:%s' "$f" "$t"
+		done < <(table_rows "$1/$f.table" | awk -F'\t' -v f="$f" '{ print (f == "abi-expect" ? $1 " " $3 : $3 " " $2) }')
+	done
+}
+
+# the expectation tables read by Python name only branches of
+# branches.table (or * for every branch, *-rt for every PREEMPT_RT
+# kernel) and topics of topics.table; a copy with a row of an unknown
+# branch is caught.  No branch needs a row of its own (the * rows and the
+# topics upstream in a branch give its expectations: t-ktap.sh, t-abi.sh)
+test_expectation_tables() {
+	local bad
+	bad=$(expectation_problems "$TABLES_DIR")
+	[ -z "$bad" ] || fail "unknown branches or topics in the expectation tables:$bad"
+	mkdir -p "$T/tables"
+	cp "$TABLES_DIR"/boot-expect.table "$TABLES_DIR"/abi-expect.table "$T/tables/"
+	printf '4.19 default ksm-break-ksm none\n' >> "$T/tables/abi-expect.table"
+	[ "$(expectation_problems "$T/tables")" = ' abi-expect:4.19' ] || fail "a row of an unknown branch is not caught"
 }
