@@ -125,7 +125,7 @@ boot_judge() {
 	if [ "$expect" = 1 ]; then args=(--variant "$variant"); else args=(--no-expect); fi
 	kit_py ktap judge "$log" --kunit-dir "$(kunit_dir)" --branch "$branch" \
 		--expect "$TABLES_DIR/boot-expect.table" "${args[@]}" --profile "$profile" \
-		--title "boot $branch $variant$(boot_profile_tag "$profile")${KB_TAG:-}" --note "$note" \
+		--title "boot-$variant$(boot_profile_tag "$profile")${KB_TAG:-}" --note "$note" \
 		--records "$out.tsv" > "$out.ktap" || rc=$?
 	cat "$out.ktap"
 	return "$rc"

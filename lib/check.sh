@@ -26,9 +26,9 @@ check_checkpatch() {
 			--ignore "$CHECKPATCH_IGNORE$(checkpatch_waivers "$DATA_DIR/backports/$CK_BRANCH/$name")" \
 			"$(applied_patch "$CK_TREE" "$name")" 2>&1) || true
 		if [ -z "$out" ]; then
-			result "$CK_RECORDS" case check "$CK_NAME" "checkpatch $name" pass "$(topic_of "$name")"
+			result "$CK_RECORDS" case check "$CK_NAME" "$(result_name "checkpatch $name")" pass "$(topic_of "$name")"
 		else
-			result "$CK_RECORDS" case check "$CK_NAME" "checkpatch $name" fail "$(topic_of "$name")" - \
+			result "$CK_RECORDS" case check "$CK_NAME" "$(result_name "checkpatch $name")" fail "$(topic_of "$name")" - \
 				"$out"$'\n'"checkpatch --strict: $(grep -cE '^(ERROR|WARNING|CHECK):' <<< "$out") finding(s) in $name"
 		fi
 	done
@@ -68,16 +68,16 @@ check_object() {
 		new=$(comm -13 <(check_normalise "$CK_BASE" < "$log.unpatched.$kind") \
 			       <(check_normalise "$CK_SRC" < "$log.patched.$kind"))
 		if [ "$rc_base" != 0 ] && [ "$rc" != 0 ]; then
-			result "$CK_RECORDS" case check "$CK_NAME" "$kind $o" skip "$topic" - \
+			result "$CK_RECORDS" case check "$CK_NAME" "$(result_name "$kind $o")" skip "$topic" - \
 				"not verified by compiling: $o does not build without the series either ($(kb_first_error "$log.unpatched.all"); log: $log.unpatched.all)"
 		elif [ "$rc" != 0 ]; then
-			result "$CK_RECORDS" case check "$CK_NAME" "$kind $o" fail "$topic" - \
+			result "$CK_RECORDS" case check "$CK_NAME" "$(result_name "$kind $o")" fail "$topic" - \
 				"$(kb_first_error "$log.patched.all")"$'\n'"$o does not build with the series; it builds without it (log: $log.patched.all)"
 		elif [ -n "$new" ]; then
-			result "$CK_RECORDS" case check "$CK_NAME" "$kind $o" fail "$topic" - \
+			result "$CK_RECORDS" case check "$CK_NAME" "$(result_name "$kind $o")" fail "$topic" - \
 				"$new"$'\n'"$(wc -l <<< "$new") new $kind warning(s) in $o"
 		else
-			result "$CK_RECORDS" case check "$CK_NAME" "$kind $o" pass "$topic"
+			result "$CK_RECORDS" case check "$CK_NAME" "$(result_name "$kind $o")" pass "$topic"
 		fi
 	done
 }
@@ -120,13 +120,13 @@ check_rt() {
 		rc=0
 		kb_objects "$CK_SRC" "$CK_OBJ_RT" rt "$log" W=1 "$o" || rc=$?
 		if [ -f "$CK_OBJ_RT/.config" ] && ! check_configured "$CK_OBJ_RT" "$o"; then
-			result "$CK_RECORDS" case check "$CK_NAME" "PREEMPT_RT $o" skip "$topic" - "not built with PREEMPT_RT on $CK_BRANCH (its option is off)"
+			result "$CK_RECORDS" case check "$CK_NAME" "$(result_name "PREEMPT_RT $o")" skip "$topic" - "not built with PREEMPT_RT on $CK_BRANCH (its option is off)"
 		elif [ $rc = 0 ]; then
-			result "$CK_RECORDS" case check "$CK_NAME" "PREEMPT_RT $o" pass "$topic"
+			result "$CK_RECORDS" case check "$CK_NAME" "$(result_name "PREEMPT_RT $o")" pass "$topic"
 		elif grep -q 'No rule to make target' "$log"; then
-			result "$CK_RECORDS" case check "$CK_NAME" "PREEMPT_RT $o" skip "$topic" - "not built with PREEMPT_RT on $CK_BRANCH"
+			result "$CK_RECORDS" case check "$CK_NAME" "$(result_name "PREEMPT_RT $o")" skip "$topic" - "not built with PREEMPT_RT on $CK_BRANCH"
 		else
-			result "$CK_RECORDS" case check "$CK_NAME" "PREEMPT_RT $o" fail "$topic" - \
+			result "$CK_RECORDS" case check "$CK_NAME" "$(result_name "PREEMPT_RT $o")" fail "$topic" - \
 				"$(kb_first_error "$log")"$'\n'"$o does not build with PREEMPT_RT (log: $log)"
 		fi
 	done

@@ -60,8 +60,8 @@ progress() {
 
 # --- the cache -------------------------------------------------------------
 # The cache is only needed by commands that fetch, build or copy trees, so a
-# missing HOME is an error only there (need_cache).  mmbk/tables.py
-# cache_dir() is the Python side of the same rule.
+# missing HOME is an error only there (need_cache).  The Python tools never
+# look for the cache: they are given what they need (--kunit-dir).
 if [ -n "${MMBK_CACHE:-}" ]; then
 	CACHE_DIR=$MMBK_CACHE
 elif [ -n "${XDG_CACHE_HOME:-}" ]; then

@@ -18,6 +18,17 @@ kit_use tables trees
 
 RESULT_STATUSES="applied re-targeted re-anchored upstream n/a not-selected failed not-tried nothing-to-do pass fail skip xfail error"
 
+# result_name LEVEL... -> a record name of those levels ("/" inside a
+# level escaped)
+result_name() {
+	local l out=
+	for l in "$@"; do
+		l=${l//\\/\\\\}
+		out=${out:+$out/}${l//\//\\/}
+	done
+	printf '%s\n' "$out"
+}
+
 # result FILE KIND STEP BRANCH NAME STATUS TOPIC SECONDS TEXT: append a record
 result() {
 	local file=$1 kind=$2 step=$3 branch=$4 name=$5 status=$6 topic=${7:--} secs=${8:--} text=${9:-}
@@ -78,7 +89,8 @@ kunit_dir() {
 	local b d
 	for b in $(printf '%s\n' $SUPPORTED_BRANCHES | tac); do
 		d=$(pristine_dir "$b")/tools/testing/kunit
-		[ -f "$d/kunit_parser.py" ] && [ -f "$d/kunit_printer.py" ] && { printf '%s\n' "$d"; return 0; }
+		[ -f "$d/kunit_parser.py" ] && [ -f "$d/kunit_printer.py" ] &&
+			grep -qs 'def parse_run_tests(.*printer' "$d/kunit_parser.py" && { printf '%s\n' "$d"; return 0; }
 	done
-	die "no cached tree has tools/testing/kunit/kunit_parser.py; run 'make tree BRANCH=$NEWEST_BRANCH'"
+	die "no cached kernel tree under $CACHE_DIR/trees has tools/testing/kunit/kunit_parser.py (Linux 6.18 or later); run 'make tree BRANCH=$NEWEST_BRANCH'"
 }

@@ -70,14 +70,14 @@ for i in "${!cases[@]}"; do
 		;;
 	esac
 	if [ ! -f "$step" ]; then
-		result "$records" case cocci - "$label" fail - - "no step ${step#"$KIT_DIR"/}"
+		result "$records" case cocci - "$(result_name "$label")" fail - - "no step ${step#"$KIT_DIR"/}"
 		failed=1
 		continue
 	fi
 	case $step in
 	*.cocci)
 		if ! command -v "$SPATCH" >/dev/null; then
-			result "$records" case cocci - "$label" skip - - "spatch not installed"
+			result "$records" case cocci - "$(result_name "$label")" skip - - "spatch not installed"
 			continue
 		fi
 		# a private .c copy, rewritten in place (-o refuses to write
@@ -87,7 +87,7 @@ for i in "${!cases[@]}"; do
 		# shellcheck disable=SC2086
 		if ! "$SPATCH" $SPATCH_OPTS --sp-file "$step" --in-place "$out" \
 			>"$tmp/$n.log" 2>&1; then
-			result "$records" case cocci - "$label" fail - - "$(cat "$tmp/$n.log")"$'\n'"spatch failed"
+			result "$records" case cocci - "$(result_name "$label")" fail - - "$(cat "$tmp/$n.log")"$'\n'"spatch failed"
 			failed=1
 			continue
 		fi
@@ -97,9 +97,9 @@ for i in "${!cases[@]}"; do
 		;;
 	esac
 	if cmp -s "$res" "$out"; then
-		result "$records" case cocci - "$label" pass
+		result "$records" case cocci - "$(result_name "$label")" pass
 	else
-		result "$records" case cocci - "$label" fail - - \
+		result "$records" case cocci - "$(result_name "$label")" fail - - \
 			"$(diff -u --label expected --label got "$res" "$out")"$'\n'"the result is not ${res#"$KIT_DIR"/}"
 		failed=1
 	fi

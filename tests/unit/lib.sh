@@ -126,9 +126,9 @@ expect_out() {
 }
 
 # need_kunit_parser: skip unless a cached tree has the kernel's KTAP parser
-# (mmbk ktap reads KTAP with it); KUNIT is its directory
+# (mmbk ktap reads KTAP with it); KUNIT_DIR is its directory
 need_kunit_parser() {
-	[ -n "$CACHE_DIR" ] && KUNIT=$( (kunit_dir) 2>/dev/null ) ||
+	[ -n "$CACHE_DIR" ] && KUNIT_DIR=$( (kunit_dir) 2>/dev/null ) ||
 		skip "no cached tree has tools/testing/kunit/kunit_parser.py (make tree BRANCH=$NEWEST_BRANCH)"
 }
 
