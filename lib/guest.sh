@@ -31,6 +31,7 @@ guest_cc() {
 guest_programs() {
 	local src=$1 out=$2
 	progress "guest: building $(basename "$src") for $KB_ARCH"
+	mkdir -p "$out"
 	make -s -C "$src" O="$out" CC="$(guest_cc)" KSFT_DIR="$(guest_ksft_dir)" >&2 ||
 		die "building $src for $KB_ARCH failed; see above"
 	printf '%s\n' "$out"

@@ -32,6 +32,7 @@ kb_norm_arch() {
 # (build.config.gki.aarch64, build.config.<vendor>), else nothing
 kb_tree_arch() {
 	local tree=$1 a f
+	[ -f "$tree/Makefile" ] || return 0
 	a=$(sed -n -E 's/^[[:space:]]*(export[[:space:]]+)?ARCH[[:space:]]*(:|\?)?=[[:space:]]*([A-Za-z0-9_]+)[[:space:]]*(#.*)?$/\3/p' \
 		"$tree/Makefile" | sed -n 1p)
 	if [ -n "$a" ] && [ -n "$(kb_norm_arch "$a")" ]; then

@@ -171,7 +171,7 @@ resume_tsv() {
 # keep RESUME SHA_U SHA_P [SHA_PROGRAMS] -> $T/new.tsv and $T/kept from $T/m.tsv
 keep() {
 	: > "$T/kept"
-	awk -F'\t' -f "$KIT_DIR/scripts/bench-rounds.awk" -v b=6.12 -v su="$2" -v sp="$3" -v sw="${4:-www}" \
+	awk -F'\t' -f "$KIT_DIR/lib/bench-rounds.awk" -v b=6.12 -v su="$2" -v sp="$3" -v sw="${4:-www}" \
 		-v resume="$1" -v kf="$T/kept" "$T/m.tsv" "$T/m.tsv" > "$T/new.tsv" ||
 		fail "bench-rounds.awk failed"
 }
@@ -210,17 +210,18 @@ test_new_kernels_or_no_resume_drop_the_branch() {
 }
 
 # a branch whose benchmark kernels do not build gets no figures, and
-# bench.sh exits 1 at the end (it once reported and exited 0).  A copy of
-# the kit: tree.sh and the benchmark build stubbed out, boot.sh failing.
+# make bench exits 1 at the end (it once reported and exited 0).  A copy of
+# the kit: fetching the tree and the benchmark build stubbed out, the boot
+# failing (a module's function redefined at the end of its file).
 test_bench_exits_nonzero_when_a_kernel_does_not_build() {
 	local k
 	k=$(kit_copy kit-bench)
-	printf '#!/bin/sh\necho /nonexistent/linux\n' > "$k/scripts/tree.sh"
-	printf '#!/bin/sh\necho "boot.sh: error: stub: no kernel" >&2\nexit 1\n' > "$k/scripts/boot.sh"
+	printf '\nfetch_tree() { echo /nonexistent/linux; }\n' >> "$k/lib/fetch.sh"
+	printf '\nboot_run() { echo "boot: error: stub: no kernel" >&2; exit 1; }\n' >> "$k/lib/boot.sh"
 	printf 'all:\n\t@:\n' > "$k/guest/bench/Makefile"
-	run_kit env -u MMBK_OUT "$k/scripts/bench.sh" 6.12
-	expect_rc 1 "bench.sh with a kernel that does not build"
-	grep -q '^bench.sh: error: no figures for 6.12: a benchmark kernel did not build' <<< "$OUT" ||
+	run_kit "$k/bin/bench" --branch 6.12
+	expect_rc 1 "make bench with a kernel that does not build"
+	grep -q '^bench: error: no figures for 6.12: a benchmark kernel did not build' <<< "$OUT" ||
 		fail "no error line naming 6.12" "$OUT"
 	grep -q 'boot.completed	0' "$k/out/bench/metrics.tsv" || fail "no boot.completed 0 row" "$(cat "$k/out/bench/metrics.tsv")"
 }
@@ -231,19 +232,19 @@ test_bench_exits_nonzero_when_a_kernel_does_not_build() {
 test_report_from_committed_figures() {
 	local k
 	k=$(kit_copy kit-bench-results)
-	printf '#!/bin/sh\necho "boot.sh: stub: must not run" >&2\nexit 1\n' > "$k/scripts/boot.sh"
+	printf '\nboot_run() { echo "boot: stub: must not run" >&2; exit 1; }\n' >> "$k/lib/boot.sh"
 	{
 		printf 'branch\tvariant\tround\tmetric\tvalue\tunit\n'
 		canned ksm.unmerge_MiBps MiB/s 10 '100+4%5' '98+4%5'
 	} > "$k/tables/bench-results.tsv"
-	run_kit env -u MMBK_OUT "$k/scripts/bench.sh" --report
-	expect_rc 0 "bench.sh --report with committed figures"
+	run_kit "$k/bin/bench" --report
+	expect_rc 0 "make bench REPORT=1 with committed figures"
 	/usr/bin/python3 -c 'import json, sys
 f = json.load(open(sys.argv[1]))["branches"]["6.12"]["figures"]["ksm.unmerge_MiBps"]
 sys.exit(f["rounds"] != 10)' "$k/out/bench.json" || fail "bench.json has not 6.12's 10 rounds of KSM figures" "$OUT"
 	cmp -s "$k/tables/bench-results.tsv" "$k/out/bench/metrics.tsv" || fail "out/bench/metrics.tsv is not the committed figures"
 	rm -rf "$k/out" "$k/tables/bench-results.tsv"
-	run_kit env -u MMBK_OUT "$k/scripts/bench.sh" --report
+	run_kit "$k/bin/bench" --report
 	expect_one_line_error 'no figures to report: .*run make bench first'
 }
 
@@ -293,13 +294,13 @@ test_save_puts_finished_rounds_into_committed_figures() {
 	mkdir -p "$k/out/bench"
 	resume_tsv > "$k/out/bench/metrics.tsv"
 	cp "$res" "$T/res.before"
-	run_kit env MMBK_OUT="$k/out" BENCH_ROUNDS=4 "$k/scripts/bench.sh" --save 6.12
+	run_kit "$k/bin/bench" --save --rounds 4 --branch 6.12
 	expect_one_line_error '6\.12: the finished rounds in .* ran different kernels \(aaa bbb www,aaa ccc www\); measure anew'
 	cmp -s "$res" "$T/res.before" || fail "a refused save changed results.tsv"
 	resume_tsv | sed 's/	ccc	/	bbb	/' > "$k/out/bench/metrics.tsv"
-	run_kit env MMBK_OUT="$k/out" BENCH_ROUNDS=4 "$k/scripts/bench.sh" --save 6.12
-	expect_rc 0 "bench.sh --save 6.12"
-	grep -q 'bench: 6.12: rounds 1 2 4 -> tests/bench/results.tsv' <<< "$OUT" || fail "rounds saved not reported" "$OUT"
+	run_kit "$k/bin/bench" --save --rounds 4 --branch 6.12
+	expect_rc 0 "make bench SAVE=1 BRANCH=6.12"
+	grep -q 'bench: 6.12: rounds 1 2 4 -> tables/bench-results.tsv' <<< "$OUT" || fail "rounds saved not reported" "$OUT"
 	grep -q '6.12: 3 finished rounds of 4' <<< "$OUT" || fail "no warning about the missing round" "$OUT"
 	[ "$(awk -F'\t' '$1 == "6.12" && $3 ~ /^[0-9]+$/ { print $3 }' "$res" | sort -nu | paste -sd' ')" = "1 2 4" ] ||
 		fail "6.12 rounds in results.tsv" "$(cat "$res")"
@@ -310,7 +311,7 @@ test_save_puts_finished_rounds_into_committed_figures() {
 	p=$(paired_rounds_problem "$res")
 	[ -z "$p" ] || fail "saved figures fail the committed-figures check: $p"
 	rm -rf "$k/out"
-	run_kit env MMBK_OUT="$k/out" "$k/scripts/bench.sh" --save
+	run_kit "$k/bin/bench" --save
 	expect_one_line_error 'nothing to save: no .*metrics.tsv; run make bench first'
 }
 

@@ -49,25 +49,31 @@ test_topic_table() {
 }
 
 test_baselines_table() {
-	local b v t
+	local b v t tok
 	while IFS=$'\t' read -r b v; do
-		is_supported_branch "$b" || fail "baselines.table: unknown branch $b"
-		[[ " $v " == *" patched "* || " $v " == *" patched@rt "* ]] ||
-			fail "baselines.table: $b boots neither its patched kernel nor patched@rt"
-		for v in $v; do
-			case $v in
-			-|unpatched|patched) ;;
-			patched@rt) [ "$(branch_field "$b" rt)" = yes ] ||
-				fail "baselines.table: $b: patched@rt on a branch without PREEMPT_RT (rt column)" ;;
-			without-*) t=${v#without-}; is_topic "$t" || fail "baselines.table: $b: unknown topic in $v" ;;
+		[ "$b" = '*' ] || is_supported_branch "$b" || fail "boot-baselines.table: unknown branch $b"
+		[[ " ${v//\/[a-z0-9-]*/} " == *" patched "* || " ${v//\/[a-z0-9-]*/} " == *" patched@rt "* ]] ||
+			fail "boot-baselines.table: $b boots neither its patched kernel nor patched@rt"
+		for tok in $v; do
+			case $tok in
+			*/arm64|*/llvm|*/arm64-llvm) tok=${tok%/*} ;;
+			*/*) fail "boot-baselines.table: $b: unknown target in $tok (arm64, llvm, arm64-llvm)" ;;
+			esac
+			case $tok in
+			-|unpatched|patched|check) ;;
+			patched@rt) [ "$b" = '*' ] || [ "$(branch_field "$b" rt)" = yes ] ||
+				fail "boot-baselines.table: $b: patched@rt on a branch without PREEMPT_RT (rt column)" ;;
+			without-*) t=${tok#without-}; is_topic "$t" || fail "boot-baselines.table: $b: unknown topic in $tok" ;;
 			patched-kabi) [ -d "$KIT_DIR/backports/$b/kabi" ] ||
-				fail "baselines.table: $b: patched-kabi on a branch without kABI variants (backports/$b/kabi/)" ;;
-			*) fail "baselines.table: $b: unknown variant $v" ;;
+				fail "boot-baselines.table: $b: patched-kabi on a branch without kABI variants (backports/$b/kabi/)" ;;
+			*) fail "boot-baselines.table: $b: unknown variant $tok" ;;
 			esac
 		done
 	done < <(table_rows "$TABLES_DIR/boot-baselines.table" | sed 's/\t/ /2g')
-	[ "$(table_rows "$TABLES_DIR/boot-baselines.table" | cut -f1 | paste -sd' ')" = "$SUPPORTED_BRANCHES" ] ||
-		fail "baselines.table does not list every branch in table order"
+	# rows in table order after the "*" row (a branch without a row boots "*")
+	[ "$(table_rows "$TABLES_DIR/boot-baselines.table" | cut -f1 | grep -vx '[*]' | paste -sd' ')" = \
+	  "$(printf '%s\n' $SUPPORTED_BRANCHES | grep -xF -f <(table_rows "$TABLES_DIR/boot-baselines.table" | cut -f1) | paste -sd' ')" ] ||
+		fail "boot-baselines.table does not list its branches in table order"
 }
 
 # expectation_problems DIR -> the unknown branches and topics of the
