@@ -15,7 +15,7 @@
 // Confidence: High
 // Comments: Only calls inside khugepaged_scan_relock() change, and only
 //  to a test mm/khugepaged.c defines; on a tree that defines the called
-//  test nothing changes (the step is optional in cocci/recipes). No macro
+//  test nothing changes (the step is optional in tables/recipes.table). No macro
 //  file is needed for mm/khugepaged.c.
 // Options: --no-includes --include-headers
 

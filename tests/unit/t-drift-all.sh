@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # tier: full
 # The drift cases t-drift.sh leaves to make test FULL=1: with those, every
-# branch of backports/branches.table meets every drift class of
+# branch of tables/branches.table meets every drift class of
 # tables/drift.table (expectations: tables/drift-expect.table).
 
 # shellcheck source=tests/unit/t-drift.sh

@@ -3,7 +3,7 @@
 # autoinstall), the build detects the API, kmod.sh refuses a tree that
 # cannot link a module.
 
-# dkms_pkg DIR [EXTRA-LINE]: tests/module as a dkms package in DIR's
+# dkms_pkg DIR [EXTRA-LINE]: guest/module as a dkms package in DIR's
 # private trees (dkms.conf plus EXTRA-LINE), added
 dkms_pkg() {
 	mkdir -p "$1/src" "$1/tree" "$1/inst"

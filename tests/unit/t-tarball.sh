@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # tier: fast
-# Trees from pinned tarballs (scripts/tree.sh, "tarball" rows of
+# Trees from pinned tarballs (lib/fetch.sh, "tarball" rows of
 # tables/branches.table), on a synthetic kit and a tiny tarball: found
 # in MMBK_TARBALLS, or downloaded from a file:// URL; a wrong checksum, a
 # truncated or a missing tarball is a one-line error and nothing
