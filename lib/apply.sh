@@ -519,7 +519,7 @@ apply_do_unapply() {
 	if ! state_is_applied; then
 		case ${APPLY_RECOVERED:-} in
 		apply) info "$TREE: restored to its state before the interrupted apply"; return 0 ;;
-		unapply) info "$TREE: kit series removed; tree restored"; return 0 ;;
+		unapply|drop) info "$TREE: kit series removed; tree restored"; return 0 ;;
 		esac
 		info "$TREE: kit series not applied; nothing to do"
 		return "$EXIT_NOTHING"
@@ -620,6 +620,7 @@ apply_run() (
 		case $APPLY_RECOVERED in
 		unapply) apply_say "$prog: $TREE: an earlier unapply was interrupted; finished it" ;;
 		apply) apply_say "$prog: $TREE: an earlier apply was interrupted; restored the tree from the kit's journal" ;;
+		drop) apply_say "$prog: $TREE: an earlier command was interrupted while it removed the kit's state; finished it" ;;
 		esac
 	fi
 	if [ "$cmd" != unapply ] && ! tree_is_branch "$TREE"; then

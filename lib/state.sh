@@ -34,8 +34,9 @@ state_init() {
 }
 
 # state_point NAME: a step boundary of apply or unapply.  MMBK_FAULT is a
-# test hook (tests/unit/t-killpoints.sh): "list" prints every point reached,
-# NAME or NAME#N SIGKILLs the command at the (Nth) point NAME.
+# test hook (tests/unit/t-killpoints.sh): "list:FILE" appends every point
+# reached to FILE, NAME or NAME#N SIGKILLs the command (its subshell and
+# the command's own process) at the (Nth) point NAME.
 declare -gA STATE_POINTS=()
 state_point() {
 	local n
@@ -43,8 +44,8 @@ state_point() {
 	n=$(( ${STATE_POINTS[$1]:-0} + 1 ))
 	STATE_POINTS[$1]=$n
 	case $MMBK_FAULT in
-	list) printf 'state-point %s#%d\n' "$1" "$n" >&2 ;;
-	"$1"|"$1#$n") kill -KILL $$ ;;
+	list:*) printf '%s#%d\n' "$1" "$n" >> "${MMBK_FAULT#list:}" ;;
+	"$1"|"$1#$n") kill -KILL "$BASHPID" "$$" ;;
 	esac
 }
 
@@ -96,10 +97,26 @@ state_txn() {
 	cut -d' ' -f1 "$STATE/txn"
 }
 
-# state_problem -> why the state cannot be used as it is ("" if it can)
+# state_leftover: a state without txn mark and manifest whose series is no
+# longer in the tree (no applied patch reverse-applies): what is left of a
+# finished unapply whose removal was cut short by an older kit (this one
+# removes its state by one rename)
+state_leftover() {
+	local p
+	[ -d "$STATE" ] && [ ! -f "$STATE/txn" ] && [ ! -f "$STATE/manifest" ] || return 1
+	[ -s "$STATE/pc/applied-patches" ] || return 0
+	while read -r p; do
+		[ -f "$STATE/patches/$p" ] || continue
+		patch -R -s -p1 -F0 --dry-run -d "$STATE_TREE" -i "$STATE/patches/$p" >/dev/null 2>&1 && return 1
+	done < "$STATE/pc/applied-patches"
+	return 0
+}
+
+# state_problem -> why the state cannot be used as it is ("" if it can):
+# a series applied by an older kit (quilt state, no manifest), still in the tree
 state_problem() {
 	[ -d "$STATE" ] || return 0
-	if [ ! -f "$STATE/txn" ] && [ ! -f "$STATE/manifest" ] && [ -s "$STATE/pc/applied-patches" ]; then
+	if [ ! -f "$STATE/txn" ] && [ ! -f "$STATE/manifest" ] && [ -s "$STATE/pc/applied-patches" ] && ! state_leftover; then
 		printf 'patched by an older mm-backport-kit; take it out with: cd %s && QUILT_PC=%s/pc QUILT_PATCHES=%s/patches QUILT_SERIES=%s/series quilt pop -a && rm -rf %s' \
 			"$STATE_TREE" "$STATE_NAME" "$STATE_NAME" "$STATE_NAME" "$STATE_NAME"
 	fi
@@ -226,18 +243,21 @@ restore_originals() {
 
 # state_recover -> what a killed apply or unapply left behind is finished
 # (unapply) or rolled back (apply); prints "apply" or "unapply" when it
-# did that, nothing when there was nothing to do; 1 when it could not
+# did that ("drop" when only the state's own removal was left), nothing
+# when there was nothing to do; 1 when it could not
 state_recover() {
-	local what t
-	for t in $(state_tombstones); do rm -rf "$t" || return 1; done
-	[ -d "$STATE" ] || return 0
+	local what t dropped=
+	for t in $(state_tombstones); do rm -rf "$t" || return 1; dropped=drop; done
+	[ -d "$STATE" ] || { [ -z "$dropped" ] || echo "$dropped"; return 0; }
 	if [ -f "$STATE/txn" ]; then
 		what=$(state_txn)
 		[ "$what" = unapply ] || what=apply
 		restore_originals || return 1
 		printf '%s\n' "$what"
 	elif [ ! -f "$STATE/manifest" ] && [ -z "$(state_problem)" ]; then
-		rm -rf "$STATE"		# killed before anything was journalled
+		# killed before anything was journalled, or the leftover of a
+		# finished unapply
+		state_drop || return 1
 	fi
 }
 

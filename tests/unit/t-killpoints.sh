@@ -1,0 +1,154 @@
+# SPDX-License-Identifier: GPL-2.0
+# tier: fast
+# Every kill survivable: apply and unapply SIGKILLed at each of their step
+# boundaries (lib/state.sh state_point, reached in order; MMBK_FAULT=list
+# names them), not at random moments.  After each kill the tree reports
+# itself interrupted, and the next command -- apply, unapply or
+# unapply FORCE=1 -- recovers it: a killed apply is rolled back, a killed
+# unapply finished, the state's own removal included (the "patched by an
+# older mm-backport-kit" dead end), and the tree ends byte for byte as it
+# was.  On the synthetic kit of t-journal.sh (no kernel tree, no cache).
+
+# shellcheck source=tests/unit/t-journal.sh
+. "$KIT_DIR/tests/unit/t-journal.sh"
+
+# kp_run CMD [OPTION...] TREE: synth_apply with MMBK_FAULT as set by the caller
+kp_run() {
+	synth_apply "$@"
+}
+
+# kp_points CMD TREE -> the kill points CMD reaches on TREE, "NAME#N" a line
+kp_points() {
+	rm -f "$T/kp-points"
+	if [ "$1" = apply ]; then
+		MMBK_FAULT=list:$T/kp-points kp_run apply --topics alpha,beta "$2"
+	else
+		MMBK_FAULT=list:$T/kp-points kp_run "$1" "$2"
+	fi
+	[ "$RC" -eq 0 ] || fail "$1 with MMBK_FAULT=list: exit $RC" "$OUT"
+	cat "$T/kp-points"
+}
+
+# kp_clean TREE SUM WHAT: TREE is SUM again and holds no kit state
+kp_clean() {
+	expect_sum "$1" "$2" "$3"
+	[ -z "$(find "$1" -maxdepth 1 -name '.mm-backport-kit*')" ] || fail "$3: kit state left in the tree"
+}
+
+test_apply_killed_at_every_point() {
+	local d=$T/kp-apply sum points p n=0 next
+	synth_kit "$T/kit"
+	synth_tree "$T/kp-ref"
+	sum=$(tree_sum "$T/kp-ref")
+	rm -rf "$d"; cp -a "$T/kp-ref" "$d"
+	points=$(kp_points apply "$d")
+	kp_run unapply "$d"
+	for p in begin-apply save-original snapshot topic-done commit; do
+		grep -q "^$p#" <<< "$points" || fail "apply never reached the kill point $p" "$points"
+	done
+	for p in $points; do
+		# the next command after the kill: each in turn
+		next=$(printf '%s\n' apply unapply force | sed -n "$((n % 3 + 1))p")
+		{
+			rm -rf "$d"; cp -a "$T/kp-ref" "$d"
+			MMBK_FAULT=$p kp_run apply --topics alpha,beta "$d"
+			[ "$RC" -eq 137 ] || fail "apply killed at $p: exit $RC, expected 137 (SIGKILL)" "$OUT"
+			n=$((n + 1))
+			kp_run status "$d"
+			case $p in
+			commit#*) [ "$RC" -eq 1 ] || [ "$RC" -eq 0 ] || fail "status after a kill at $p: exit $RC" "$OUT" ;;
+			*) expect_rc 1 "status after apply killed at $p"
+			   expect_out '^interrupted apply' "status after apply killed at $p" ;;
+			esac
+			case $next in
+			apply)	kp_run apply --topics alpha,beta "$d"
+				[ "$RC" -eq 0 ] || [ "$RC" -eq 2 ] || fail "apply after a kill at $p: exit $RC" "$OUT"
+				grep -qx 'int b2;' "$d/mm/ksm.c" || fail "apply after a kill at $p did not apply alpha"
+				kp_run unapply "$d"
+				expect_rc 0 "unapply after apply, after a kill at $p" ;;
+			unapply) kp_run unapply "$d"
+				[ "$RC" -eq 0 ] || [ "$RC" -eq 2 ] || fail "unapply after a kill at $p: exit $RC" "$OUT"
+				# a kill after the commit left a complete apply: take it out
+				[ ! -d "$d/.mm-backport-kit" ] || { kp_run unapply "$d"; expect_rc 0 "second unapply after a kill at $p"; } ;;
+			force)	kp_run unapply --force "$d"
+				[ "$RC" -eq 0 ] || [ "$RC" -eq 2 ] || fail "unapply FORCE=1 after a kill at $p: exit $RC" "$OUT" ;;
+			esac
+			kp_clean "$d" "$sum" "apply killed at $p, then $next"
+		}
+	done
+	echo "# $n kills at $(wc -w <<< "$points") points"
+}
+
+test_unapply_killed_at_every_point() {
+	local d=$T/kp-unapply sum points p n=0 next
+	synth_kit "$T/kit"
+	synth_tree "$T/kp-ref2"
+	sum=$(tree_sum "$T/kp-ref2")
+	rm -rf "$d"; cp -a "$T/kp-ref2" "$d"
+	kp_run apply --topics alpha,beta "$d"
+	expect_rc 0 "apply"
+	points=$(kp_points unapply "$d")
+	expect_sum "$d" "$sum" "unapply listing its kill points"
+	for p in begin-unapply restore-original drop; do
+		grep -q "^$p#" <<< "$points" || fail "unapply never reached the kill point $p" "$points"
+	done
+	for p in $points; do
+		next=$(printf '%s\n' unapply force apply | sed -n "$((n % 3 + 1))p")
+		{
+			rm -rf "$d"; cp -a "$T/kp-ref2" "$d"
+			kp_run apply --topics alpha,beta "$d"
+			expect_rc 0 "apply before the kill at $p"
+			MMBK_FAULT=$p kp_run unapply "$d"
+			[ "$RC" -eq 137 ] || fail "unapply killed at $p: exit $RC, expected 137 (SIGKILL)" "$OUT"
+			n=$((n + 1))
+			kp_run status "$d"
+			[ "$RC" -eq 1 ] || fail "status after unapply killed at $p: exit $RC, expected 1 (interrupted)" "$OUT"
+			case $next in
+			unapply) kp_run unapply "$d"; expect_rc 0 "unapply after a kill at $p" ;;
+			force)	kp_run unapply --force "$d"; expect_rc 0 "unapply FORCE=1 after a kill at $p" ;;
+			apply)	kp_run apply --topics alpha,beta "$d"
+				expect_rc 0 "apply after unapply killed at $p"
+				expect_out 'an earlier (unapply|command) was interrupted.*; finished it' "apply finishes the unapply first"
+				kp_run unapply "$d"
+				expect_rc 0 "unapply after the apply" ;;
+			esac
+			kp_clean "$d" "$sum" "unapply killed at $p, then $next"
+		}
+	done
+	echo "# $n kills at $(wc -w <<< "$points") points"
+}
+
+# what a kill inside a plain "rm -rf STATE" left (the older kit's removal,
+# the dead end the sweep found: txn and manifest gone, the quilt state
+# still there, the tree already restored) is cleaned up by the next
+# command; a series an older kit applied (quilt state, no manifest, the
+# changes in the tree) is named, and the command it suggests works
+test_half_removed_state_recovered() {
+	local d=$T/kp-half sum cmd
+	synth_kit "$T/kit"
+	synth_tree "$d"
+	sum=$(tree_sum "$d")
+	kp_run apply --topics alpha,beta "$d"
+	expect_rc 0 "apply"
+	cp -a "$d/.mm-backport-kit" "$T/kp-half-state"
+	kp_run unapply "$d"
+	expect_rc 0 "unapply"
+	# the unapply's state back, less what rm -rf took first
+	cp -a "$T/kp-half-state" "$d/.mm-backport-kit"
+	rm -f "$d/.mm-backport-kit/txn" "$d/.mm-backport-kit/manifest"
+	kp_run status "$d"
+	[ "$RC" -ne 0 ] || fail "status of a half-removed state: exit 0" "$OUT"
+	kp_run unapply "$d"
+	[ "$RC" -eq 0 ] || [ "$RC" -eq 2 ] || fail "unapply of a half-removed state: exit $RC" "$OUT"
+	kp_clean "$d" "$sum" "half-removed state, then unapply"
+	# an older kit's applied series: named, and its command takes it out
+	kp_run apply --topics alpha,beta "$d"
+	rm -f "$d/.mm-backport-kit/manifest" "$d/.mm-backport-kit/records"
+	kp_run apply --topics alpha,beta "$d"
+	expect_rc 1 "apply on an older kit's series"
+	expect_out 'patched by an older mm-backport-kit; take it out with: ' "named"
+	cmd=$(sed -n 's/.*take it out with: //p' <<< "$OUT")
+	run_kit bash -c "$cmd"
+	expect_rc 0 "the suggested command"
+	kp_clean "$d" "$sum" "older kit's series taken out with the suggested command"
+}
