@@ -298,7 +298,7 @@ apply_land_topic() {
 			apply_fail "backports/$branch/$p is listed in the series but missing; restore it (git checkout) or run make regen BRANCH=$branch"
 		if ! bad=$(patch_is_wellformed "$src/$p"); then
 			for q in "$@"; do apply_record "$q" not-tried "not applied (topic $topic failed)"; done
-			apply_topic_record "$topic" failed "failed: ${src#"$DATA_DIR"/}/$p is not a well-formed patch ($bad); restore it (git checkout) or run make regen BRANCH=$branch"
+			apply_topic_record "$topic" failed "failed: ${src#"$DATA_DIR"/}/$p is not a well-formed patch ($bad); restore it (git checkout)"
 			return 1
 		fi
 	done
@@ -342,7 +342,7 @@ apply_land_topic() {
 			[ "$(result_get "$APPLY_RT/results.tsv" patch "$p" status)" = failed ] || continue
 			printf '%s: %s\n' "$p" "$(result_get "$APPLY_RT/results.tsv" patch "$p" text | sed -e 's/^failed: //' -e 's/; rejects in [^;]*$//')"
 		done | sed -n 1p)
-		[ -n "$why" ] || why="re-targeting failed: $(grep 'error:' "$APPLY_RUN/retarget.log" | tail -n1)"
+		[ -n "$why" ] || why=$(grep 'error:' "$APPLY_RUN/retarget.log" | tail -n1 | sed 's/^[^ ]*: error: //')
 	fi
 	for p in "$@"; do
 		if [ "$(result_get "$APPLY_RT/results.tsv" patch "$p" status)" = failed ]; then
@@ -408,7 +408,7 @@ apply_do_apply() {
 			return "$EXIT_NOTHING"
 		fi
 		apply_topic_lines "$STATE/records"
-		apply_say "$prog: $TREE: partial: already applied without $(cut -f1 <<< "$missing" | paste -sd' ') ($(cut -f2 <<< "$missing" | paste -sd';' | sed 's/;/; /g')); to retry them: make unapply KDIR=$TREE, fix the cause, make apply"
+		apply_say "$prog: $TREE: partial: already applied without $(cut -f1 <<< "$missing" | paste -sd' ') ($(cut -f2 <<< "$missing" | sed 's/^failed: //' | join_lines)); to retry them: make unapply KDIR=$TREE, fix the cause, make apply"
 		return "$EXIT_PARTIAL"
 	fi
 	apply_check_series
@@ -511,7 +511,7 @@ apply_failure_summary() {
 	local t
 	for t in $(result_names "$APPLY_RUN/records" topic failed); do
 		printf '%s: %s\n' "$t" "$(result_get "$APPLY_RUN/records" topic "$t" text | sed 's/^failed: //')"
-	done | paste -sd';' | sed 's/;/; /g'
+	done | join_lines
 }
 
 apply_do_unapply() {

@@ -77,6 +77,11 @@ need_cache() {
 		die "no cache directory: HOME is not set; set MMBK_CACHE= (or HOME or XDG_CACHE_HOME) to a writable directory"
 }
 
+# join_lines [SEP]: stdin's lines on one line, SEP ("; ") between them
+join_lines() {
+	awk -v sep="${1-; }" '{ printf "%s%s", (NR > 1 ? sep : ""), $0 } END { if (NR) print "" }'
+}
+
 # path_key PATH -> short stable name for a path (build dirs, DKMS trees)
 path_key() {
 	printf '%s' "$1" | sha256sum | cut -c1-12

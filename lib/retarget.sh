@@ -245,7 +245,7 @@ rt_verify() {
 	ref=$(rt_changed_defs "$RG_REF/before" "$RG_REF/after" $(cd "$RG_REF/before" && find . -type f -printf '%P\n'))
 	other=$(comm -23 <(printf '%s\n' "$new") <(printf '%s\n' "$ref") | sed '/^$/d')
 	if [ -n "$other" ]; then
-		echo "re-targeting was refused: the result changes other code than backports/$RT_SRC_BRANCH/$name: $(printf '%s\n' "$other" | paste -sd';' | sed 's/;/; /g')"
+		echo "re-targeting was refused: the result changes other code than backports/$RT_SRC_BRANCH/$name: $(printf '%s\n' "$other" | join_lines)"
 		return 1
 	fi
 	[ "$RT_COMPILE" = 1 ] || return 0
@@ -274,7 +274,7 @@ rt_header() {
 # rt_steps_of NAME -> "a.cocci, text/b.sed, re-anchoring" for messages
 rt_steps_of() {
 	recipe_steps "$1" | awk '{ sub(/^\?/, "", $2); print ($2 == "reanchor" ? "re-anchored definitions (mmbk/reanchor.py)" : "cocci/" $2) }' |
-		awk '!seen[$0]++' | paste -sd',' | sed 's/,/, /g'
+		awk '!seen[$0]++' | join_lines ', '
 }
 
 # rt_snapshot / rt_restore: the scratch state before a method, to undo a
@@ -308,7 +308,7 @@ rt_land() {
 		why="the branch patch does not apply at fuzz 0 to $RT_TREE_NAME (Linux $RT_TREE_VERSION): $rejects. Regenerated on that tree from $(rt_steps_of "$name")"
 		status=re-targeted text="re-targeted from cocci"
 	else
-		why="the branch patch does not apply at fuzz 0 to $RT_TREE_NAME (Linux $RT_TREE_VERSION): $rejects. Re-anchored by mmbk/reanchor.py: each definition it changes 3-way merged into the tree's own ($(sed 's/^reanchor: [^:]*: //' "$RG_TMP/reanchor.all" | paste -sd';' | sed 's/;/; /g'))"
+		why="the branch patch does not apply at fuzz 0 to $RT_TREE_NAME (Linux $RT_TREE_VERSION): $rejects. Re-anchored by mmbk/reanchor.py: each definition it changes 3-way merged into the tree's own ($(sed 's/^reanchor: [^:]*: //' "$RG_TMP/reanchor.all" | join_lines))"
 		status=re-anchored text="re-anchored"
 	fi
 	checked="detect.table finds the change, it changes no definition the branch patch leaves alone"

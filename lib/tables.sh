@@ -223,7 +223,7 @@ patch_rejects() {
 	done < <(cd "$tmp" && find . -name '*.rej' -printf '%P\n')
 	sed -n -e 's/^\([0-9]* out of [0-9]* hunks\{0,1\} FAILED\).* to file \(.*\)\.rej$/\1 in \2/p' \
 		-e 's/^can.t find file to patch.*/a file is missing/p' "$tmp/.kit-patch.log" |
-		paste -sd';' | sed 's/;/; /g'
+		join_lines
 }
 
 # kit_touched_files -> every file any patch of the kit touches

@@ -1,0 +1,149 @@
+# SPDX-License-Identifier: GPL-2.0
+# tier: fast
+# The hostile sweep's findings, each a case: exit codes that tell done,
+# nothing to do, partial, refused and bad input apart, also through make;
+# a rerun on a partial tree that names what is missing; messages that name
+# the real cause (an immutable file, a state dir of another user, a
+# malformed patch, a series naming a missing patch, a relative or empty
+# KDIR=).  On the synthetic kit of t-journal.sh (no kernel tree, no cache).
+
+# shellcheck source=tests/unit/t-journal.sh
+. "$KIT_DIR/tests/unit/t-journal.sh"
+
+# synth_make TARGET VAR=VALUE...: make TARGET of the kit on the synthetic kit
+synth_make() {
+	MMBK_DATA=$T/kit run_kit env -u HOME -u XDG_CACHE_HOME -u MMBK_CACHE make -s -C "$KIT_DIR" "$@"
+}
+
+test_exit_codes_of_a_partial_tree() {
+	local d=$T/hostile-partial sum
+	synth_kit "$T/kit"
+	synth_tree "$d"
+	sum=$(tree_sum "$d")
+	synth_apply status "$d"
+	expect_rc 2 "status of a tree the series is not applied to"
+	synth_apply apply "$d"
+	expect_rc 3 "apply with a topic that does not land (partial)"
+	expect_out 'partial: applied topics alpha beta; failed: gamma' "the partial apply names the topics"
+	# a rerun names what is missing and stays partial, whatever is asked
+	synth_apply apply "$d"
+	expect_rc 3 "apply again on a partial tree"
+	expect_out 'partial: already applied without gamma' "the rerun names the missing topic"
+	synth_apply apply --strict "$d"
+	expect_rc 3 "STRICT=1 on a partial tree"
+	synth_apply apply --topics gamma "$d"
+	expect_rc 3 "TOPICS=<the refused topic> on a partial tree"
+	expect_out 'without gamma \(0003-bad.patch does not apply' "the reason of the missing topic"
+	synth_apply apply --topics alpha,beta "$d"
+	expect_rc 2 "TOPICS=<the applied topics>: nothing to do"
+	synth_apply status "$d"
+	expect_rc 3 "status of a partial tree"
+	expect_out '^partial: not applied: gamma$' "status names the missing topic"
+	# through make: nothing to do is a success, partial fails with its code
+	synth_make apply KDIR="$d" TOPICS=alpha
+	expect_rc 0 "make apply with nothing to do"
+	synth_make apply KDIR="$d"
+	expect_rc 2 "make apply on a partial tree (make's own failure status)"
+	expect_out 'Error 3' "make shows the partial status"
+	synth_apply unapply "$d"
+	expect_rc 0 "unapply"
+	expect_sum "$d" "$sum" "partial apply + unapply"
+	synth_apply unapply "$d"
+	expect_rc 2 "unapply of a tree the series is not applied to: nothing to do"
+}
+
+test_status_of_an_interrupted_tree() {
+	local d=$T/hostile-interrupted
+	synth_kit "$T/kit"
+	synth_tree "$d"
+	MMBK_FAULT=snapshot#1 synth_apply apply "$d"
+	[ "$RC" -eq 137 ] || fail "apply killed at its first snapshot: exit $RC" "$OUT"
+	synth_apply status "$d"
+	expect_rc 1 "status of an interrupted tree"
+	expect_out '^interrupted apply \(run make apply or make unapply to recover\)' "status says so"
+	synth_apply unapply "$d"
+	expect_rc 0 "unapply recovers"
+}
+
+test_refused_local_change() {
+	local d=$T/hostile-local sum
+	synth_kit "$T/kit"
+	synth_tree "$d"
+	git_tree "$d"
+	echo 'int local;' >> "$d/mm/ksm.c"
+	sum=$(tree_sum "$d")
+	synth_apply apply --topics alpha "$d"
+	expect_rc 4 "apply over a local change (refused)"
+	expect_one_line_error 'mm/ksm.c has local changes; commit or revert them first, or rerun with FORCE=1'
+	expect_sum "$d" "$sum" "refused apply"
+}
+
+test_immutable_file_named() {
+	local d=$T/hostile-immutable sum
+	synth_kit "$T/kit"
+	synth_tree "$d"
+	sum=$(tree_sum "$d")
+	chattr +i "$d/mm/ksm.c" 2>/dev/null || skip "chattr +i is not possible here (not root, or the file system has no attributes)"
+	synth_apply apply --topics alpha "$d"
+	chattr -i "$d/mm/ksm.c"
+	expect_one_line_error 'mm/ksm.c is immutable or append-only \(chattr \+i/\+a\); clear it \(chattr -i -a\)'
+	expect_sum "$d" "$sum" "apply on an immutable file"
+	[ ! -e "$d/.mm-backport-kit" ] || fail "a transaction was left behind"
+}
+
+test_state_of_another_user_named() {
+	local d=$T/hostile-owner
+	command -v setpriv >/dev/null && [ "$(id -u)" = 0 ] || skip "needs root and setpriv to act as another user"
+	synth_kit "$T/kit"
+	synth_tree "$d"
+	synth_apply apply --topics alpha "$d"
+	expect_rc 0 "apply as root"
+	chmod -R a+rX "$T/kit" "$d" "$T"
+	MMBK_DATA=$T/kit run_kit setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env -u HOME -u XDG_CACHE_HOME -u MMBK_CACHE TMPDIR=/tmp "$KIT_DIR/bin/unapply" --kdir "$d"
+	expect_one_line_error "\.mm-backport-kit is owned by root; run the command as root"
+	synth_apply unapply "$d"
+	expect_rc 0 "unapply as root"
+}
+
+test_malformed_patch_named() {
+	local d=$T/hostile-malformed sum
+	synth_kit "$T/kit"
+	# a hunk cut short: its header promises three lines, two follow
+	sed -i '$d' "$T/kit/backports/9.9/0001-ksm.patch"
+	synth_tree "$d"
+	sum=$(tree_sum "$d")
+	synth_apply apply --topics alpha,beta "$d"
+	expect_rc 3 "apply with a malformed patch in one topic"
+	expect_out '^topic alpha +failed: backports/9.9/0001-ksm.patch is not a well-formed patch \(the hunk at line [0-9]+ is cut short\); restore it' \
+		"the malformed patch is named as such"
+	! grep -q 'run make regen' <<< "$(grep '^topic alpha' <<< "$OUT")" || fail "a malformed patch blamed on regen" "$OUT"
+	synth_apply unapply "$d"
+	expect_sum "$d" "$sum" "malformed patch"
+}
+
+test_series_naming_a_missing_patch() {
+	local d=$T/hostile-series
+	synth_kit "$T/kit"
+	printf '0004-gone.patch\n' >> "$T/kit/backports/9.9/series"
+	synth_tree "$d"
+	synth_apply apply "$d"
+	expect_one_line_error 'backports/9.9/series names 0004-gone.patch, but backports/9.9/0004-gone.patch does not exist'
+	synth_kit "$T/kit"
+	printf '0004-gone.patch\n' >> "$T/kit/series"
+	synth_apply apply "$d"
+	expect_one_line_error '\./series names 0004-gone.patch, but patches/0004-gone.patch does not exist'
+}
+
+test_relative_and_empty_kdir() {
+	local d=$T/hostile-rel/linux
+	synth_kit "$T/kit"
+	synth_tree "$d"
+	# KDIR= relative to the directory make runs in, not the kit's
+	( cd "$T/hostile-rel" && MMBK_DATA=$T/kit env -u HOME -u XDG_CACHE_HOME -u MMBK_CACHE \
+		make -s -C "$KIT_DIR" status KDIR=linux ) > "$T/rel.out" 2>&1 && rc=0 || rc=$?
+	[ "$rc" -eq 2 ] || fail "make -C kit status KDIR=linux from the tree's parent: exit $rc" "$(cat "$T/rel.out")"
+	grep -q 'not applied' "$T/rel.out" || fail "the relative KDIR= was not the caller's" "$(cat "$T/rel.out")"
+	synth_make status KDIR=
+	expect_make_error 'KDIR= is empty; set KDIR= to a kernel source tree'
+}
