@@ -30,3 +30,40 @@ test_check_refuses_unapplied_tree() {
 	run_kit "$KIT_DIR/bin/check" --kdir "$d"
 	expect_one_line_error "the kit's series is not applied to .*; run 'make apply KDIR="
 }
+
+# a tree whose path holds a blank: Kbuild refuses such source paths, so
+# make check builds through a hard-link copy at a path without one (it
+# once failed every build and blamed the series: "does not build with the
+# series"); and make check writes JUnit (out/check/<name>/junit.xml) that
+# validates against the JUnit schema
+test_check_through_a_path_with_a_blank() {
+	local d
+	mkdir -p "$T/with blank"
+	d=$(fresh 6.1 "with blank/linux")
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d"
+	expect_rc 0 "apply to a tree whose path holds a blank"
+	run_kit "$KIT_DIR/bin/check" --kdir "$d"
+	expect_rc 0 "make check of a tree whose path holds a blank"
+	! grep -q 'does not build with the series' <<< "$OUT" || fail "the series was blamed" "$OUT"
+	expect_out '^ok [0-9]+ w1 mm/khugepaged.o$' "khugepaged.o built and checked"
+	[ -f "$OUT_DIR/check/linux/junit.xml" ] || fail "no out/check/linux/junit.xml"
+	run_kit xmllint --noout --schema "$KIT_DIR/tests/junit/junit-10.xsd" "$OUT_DIR/check/linux/junit.xml"
+	expect_rc 0 "the check's JUnit against the schema"
+}
+
+# a failure the series does not cause is no failure of the series: an
+# object that does not build without the series either is a skip that
+# names the first real error line
+test_check_does_not_blame_the_series_for_the_baseline() {
+	local d
+	d=$(fresh 5.10 check-baseline-broken)
+	# a vendor header that is missing breaks mm/ksm.c with and without the series
+	sed '0,/^#include/s//#include <vendor\/missing.h>\n#include/' "$d/mm/ksm.c" > "$d/mm/ksm.c.new"
+	mv -f "$d/mm/ksm.c.new" "$d/mm/ksm.c"
+	run_kit "$KIT_DIR/bin/apply" --force --kdir "$d"
+	expect_rc 0 "apply over the vendor include"
+	run_kit "$KIT_DIR/bin/check" --kdir "$d"
+	expect_out '^ok [0-9]+ w1 mm/ksm.o # SKIP not verified by compiling: mm/ksm.o does not build without the series either \(.*vendor/missing.h' \
+		"the skip names the first real error"
+	! grep -q 'does not build with the series' <<< "$OUT" || fail "the series was blamed" "$OUT"
+}

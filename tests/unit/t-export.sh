@@ -96,3 +96,22 @@ test_bad_format() {
 	expect_one_line_error "unknown format 'tarball'"
 }
 
+
+# an export that refuses leaves no file of an earlier export of the same
+# name in out/export/ (a stale mbox once stayed next to the error): a tree
+# with the whole series already in it (applied by hand) needs nothing
+test_refused_export_leaves_no_old_files() {
+	local d name
+	d=$(fresh 6.1 export-refused)
+	for name in $(series_patches "$(series_file 6.1)"); do
+		patch -d "$d" -p1 -F0 -s < "$KIT_DIR/backports/6.1/$name" || fail "patch $name by hand"
+	done
+	mkdir -p "$OUT_DIR/export/export-refused"
+	echo stale > "$OUT_DIR/export/export-refused.mbox"
+	echo stale > "$OUT_DIR/export/export-refused/0001-stale.patch"
+	run_kit "$KIT_DIR/bin/export" --kdir "$d" --format mbox
+	[ "$RC" -ne 0 ] || fail "the export of a tree that needs nothing succeeded" "$OUT"
+	expect_out 'needs nothing: every topic is already upstream or not applicable; nothing exported' "the refusal"
+	[ ! -e "$OUT_DIR/export/export-refused.mbox" ] && [ ! -e "$OUT_DIR/export/export-refused" ] ||
+		fail "the refused export left the earlier export's files"
+}

@@ -59,3 +59,17 @@ test_diagnostics_before_result() {
 	[ "$(printf '%s\n' "$out" | tail -n1)" = '# unit: 0 passed, 1 failed, 0 skipped' ] ||
 		fail "diagnostics after the result" "$out"
 }
+
+# the count needs no kernel tree: a fast tier in a cache with no tree at
+# all counts every result (it once said "0 passed, 1 failed": the count
+# needed the kernel's KTAP parser from a cached tree)
+test_count_without_any_tree() {
+	local d=$T/harness-notree rc=0 out
+	probe_suite "$d"
+	out=$(MMBK_CACHE=$T/no-tree-cache "$KIT_DIR/tests/unit/run.sh" --dir "$d" --records "$T/notree.tsv" 2>/dev/null) || rc=$?
+	[ $rc -eq 1 ] || fail "run.sh exit $rc without a tree, expected 1" "$out"
+	[ ! -d "$T/no-tree-cache/trees" ] || fail "test void: the cache has trees"
+	[ "$(kit_py results count "$T/notree.tsv")" = "1 4 1" ] ||
+		fail "the records count $(kit_py results count "$T/notree.tsv"), expected 1 passed, 4 failed, 1 skipped"
+	grep -qx '# unit: 1 passed, 4 failed, 1 skipped' <<< "$out" || fail "wrong summary without a tree" "$out"
+}

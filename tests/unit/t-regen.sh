@@ -79,3 +79,11 @@ test_coccicheck_modes() {
 	printf '%s\n' "$OUT" | grep -q '^fs/proc/task_mmu.c' && fail "show_smaps_rollup() parsed without the macro file: the test proves nothing"
 	return 0
 }
+
+# make coccicheck BRANCH=b runs on the branch's (pristine, read-only) tree
+# (it once failed with "has no scripts/coccicheck")
+test_coccicheck_branch() {
+	run_kit "$KIT_DIR/bin/coccicheck" --branch 6.12 -M mm --mode report "$KIT_DIR/cocci/khugepaged-no-scan-page-ro.cocci"
+	expect_rc 0 "make coccicheck BRANCH=6.12"
+	expect_out 'khugepaged.c:[0-9]+' "coccicheck reports on the 6.12 tree"
+}
