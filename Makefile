@@ -64,7 +64,7 @@ unapply:
 	@$(B)/unapply $(TREE) $(call flag,FORCE,--force) $(OK2)
 
 status:
-	@$(B)/status $(TREE)
+	@$(B)/status $(TREE) $(OK2)
 
 check:
 	@$(B)/check $(TREE) $(TARGET)
