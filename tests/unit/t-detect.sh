@@ -104,6 +104,25 @@ test_detect_mmap_lock_series_patched() {
 	done
 }
 
+# 5.15's iterator keeps mmap_read_lock_killable(curr_task->mm): it holds no
+# reference on that mm (see backports/5.15/0007-*); detect.table accepts
+# that relock only in that form: a 6.1 iterator (curr_mm, with a
+# reference) retaking the lock with the plain call is not the change
+test_detect_unconverted_iterator_only_without_mm_reference() {
+	local d f
+	d=$(fresh 6.1 detect-iter-plain)
+	for f in $(series_patches "$(series_file 6.1)"); do
+		patch -d "$d" -p1 -F0 -s < "$KIT_DIR/backports/6.1/$f" || fail "patch $f"
+	done
+	[ "$(detected "$d" 0007)" = present ] || fail "6.1: 0007 not recognised after the series"
+	sed -i 's/mmap_read_lock_killable_nosteal(curr_mm)/mmap_read_lock_killable(curr_mm)/' "$d/kernel/bpf/task_iter.c"
+	grep -q 'mmap_read_lock_killable_nosteal' "$d/kernel/bpf/task_iter.c" &&
+		fail "test setup: the 6.1 iterator still retakes with the nosteal call"
+	[ "$(detected "$d" 0007)" = absent ] || fail "6.1: 0007 recognised with the plain relock of curr_mm"
+	grep -q 'mmap_read_lock_killable(curr_task->mm)' "$(pristine_dir 5.15)/kernel/bpf/task_iter.c" ||
+		fail "test setup: 5.15's iterator does not relock curr_task->mm"
+}
+
 # another form of the same change (other names for the helpers, the
 # counter, the flag and the saved address) is recognised too
 test_detect_other_form_of_the_series() {
