@@ -180,6 +180,26 @@ test_plan_from_the_code() {
 	printf '%s\n' "$out" | grep -qE '^0008-[^ ]+ carry 5\.10$' || fail "5.10: 0008 not carried from 5.10" "$out"
 }
 
+# An out-of-tree PREEMPT_RT 5.10 tree (Debian's rt featureset: its rwsem-rt,
+# tests/vendor/debian-5.10-rt): 5.10's 0006 still applies to its rwsem.c,
+# and a PREEMPT_RT build would then lack __down_read_nosteal(); plan.sh
+# finds the RT rwsem in the code and says n/a for 0006-0008 with
+# file:line, while 0005 is still carried
+test_plan_out_of_tree_rt_rwsem() {
+	local d out p
+	d=$(fresh 5.10 plan-rt-5.10)
+	patch -d "$d" -p1 -F0 -s < "$KIT_DIR/tests/vendor/debian-5.10-rt/rwsem-rt.patch" ||
+		fail "test setup: the RT rwsem excerpt does not apply to the 5.10 tree"
+	patch -d "$d" -p1 --dry-run -s < "$KIT_DIR"/backports/5.10/0006-*.patch >/dev/null 2>&1 ||
+		fail "5.10's 0006 does not apply to the RT tree: the fixture no longer shows the late failure"
+	out=$("$KIT_DIR/scripts/plan.sh" "$d") || fail "plan.sh on the RT tree failed: $out"
+	for p in 0006 0007 0008; do
+		printf '%s\n' "$out" | grep -qE "^$p-[^ ]+ n/a .*rwsem-rt.* \(kernel/locking/rwsem-rt\.c:[0-9]+\)\$" ||
+			fail "5.10-rt: $p not n/a for the RT rwsem with file:line" "$out"
+	done
+	printf '%s\n' "$out" | grep -qE '^0005-[^ ]+ carry 5\.10$' || fail "5.10-rt: 0005 not carried from 5.10" "$out"
+}
+
 # the cached tree of a branch may be a newer point release than the one its
 # backports were made on (Debian updates linux-source-6.12): they apply
 # with offsets, patch(1) then leaves *.orig files next to the files, and
