@@ -373,7 +373,7 @@ plan_list() {
 }
 
 main() {
-	local dir name entry failed=0
+	local dir name entry plan failed=0
 	COMPILE=1
 	if [ "${1:-}" = --no-compile ]; then COMPILE=0; shift; fi
 	dir=${1:-}
@@ -396,7 +396,9 @@ main() {
 		for name in "$@"; do LIST+=("$name:$BRANCH"); done
 	else
 		# the whole plan: out/<tree-name>/ starts afresh
-		mapfile -t LIST < <(plan_list "$BRANCH")
+		# a failing plan.sh must not read as "nothing to carry"
+		plan=$(plan_list "$BRANCH") || die "scripts/plan.sh failed on $TREE"
+		[ -z "$plan" ] || mapfile -t LIST <<<"$plan"
 		rm -rf "$DEST"
 	fi
 	for entry in "${LIST[@]}"; do
