@@ -15,6 +15,13 @@
 //  `if (mmap_lock_is_contended(mm))` (with or without else), whatever
 //  expression E names the mm there (a vendor may write it differently);
 //  the lock must have been dropped there, as it cannot be taken twice.
+//  Except a relock of a task's mm read again from the task (T->mm, 5.15's
+//  task_vma_seq_get_next() before "bpf: keep a reference to the mm, in
+//  case the task is dead"): the caller holds no reference on that mm, and
+//  if the task exits while the reader waits, exit_mmap() tears the mm
+//  down under it; a nosteal reader waits in more cases and would widen
+//  that window, so that call is left as it is (no change: the kit's recipe
+//  runs this as an adapting "?" step).
 //  Also matches show_smaps_rollup() of 5.10 .. 6.12, which the kit leaves
 //  alone to stay in line with mainline (there the relock goes through
 //  lock_ctx_mm()); run it on the files you mean to convert (the kit's recipe for 0007 runs it on
@@ -31,13 +38,17 @@ virtual org
 virtual report
 
 @depends on patch@
-expression mm, E;
+expression m, E, T;
 statement S;
 @@
 (
-if (mmap_lock_is_contended(mm)) {
+if (mmap_lock_is_contended(m)) {
   <...
 (
+  mmap_read_lock_killable(T->mm)
+|
+  mmap_read_lock(T->mm)
+|
 - mmap_read_lock_killable(E)
 + mmap_read_lock_killable_nosteal(E)
 |
@@ -47,9 +58,13 @@ if (mmap_lock_is_contended(mm)) {
   ...>
 }
 |
-if (mmap_lock_is_contended(mm)) {
+if (mmap_lock_is_contended(m)) {
   <...
 (
+  mmap_read_lock_killable(T->mm)
+|
+  mmap_read_lock(T->mm)
+|
 - mmap_read_lock_killable(E)
 + mmap_read_lock_killable_nosteal(E)
 |
@@ -61,13 +76,17 @@ if (mmap_lock_is_contended(mm)) {
 )
 
 @depends on context@
-expression mm, E;
+expression m, E, T;
 statement S;
 @@
 (
-if (mmap_lock_is_contended(mm)) {
+if (mmap_lock_is_contended(m)) {
   <...
 (
+  mmap_read_lock_killable(T->mm)
+|
+  mmap_read_lock(T->mm)
+|
 * mmap_read_lock_killable(E)
 |
 * mmap_read_lock(E)
@@ -75,9 +94,13 @@ if (mmap_lock_is_contended(mm)) {
   ...>
 }
 |
-if (mmap_lock_is_contended(mm)) {
+if (mmap_lock_is_contended(m)) {
   <...
 (
+  mmap_read_lock_killable(T->mm)
+|
+  mmap_read_lock(T->mm)
+|
 * mmap_read_lock_killable(E)
 |
 * mmap_read_lock(E)
@@ -87,14 +110,18 @@ if (mmap_lock_is_contended(mm)) {
 )
 
 @r depends on org || report@
-expression mm, E;
+expression m, E, T;
 statement S;
 position p;
 @@
 (
-if (mmap_lock_is_contended(mm)) {
+if (mmap_lock_is_contended(m)) {
   <...
 (
+  mmap_read_lock_killable(T->mm)
+|
+  mmap_read_lock(T->mm)
+|
   mmap_read_lock_killable@p(E)
 |
   mmap_read_lock@p(E)
@@ -102,9 +129,13 @@ if (mmap_lock_is_contended(mm)) {
   ...>
 }
 |
-if (mmap_lock_is_contended(mm)) {
+if (mmap_lock_is_contended(m)) {
   <...
 (
+  mmap_read_lock_killable(T->mm)
+|
+  mmap_read_lock(T->mm)
+|
   mmap_read_lock_killable@p(E)
 |
   mmap_read_lock@p(E)

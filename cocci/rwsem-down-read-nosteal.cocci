@@ -23,10 +23,12 @@
 //  hooks and #ifdef CONFIG_ANDROID_VENDOR_HOOKS blocks). Every rule
 //  depends on the slowpath rule: nothing changes unless the slowpath does.
 //  The rwsem before v5.11 (5.10) has no __down_read_common() and no count
-//  parameter, and its readers spin (rwsem_optimistic_spin()): there the
-//  early exit reads the count itself and goes where a reader that cannot
-//  spin on the owner goes, before it may spin, and the direct callers of
-//  the slowpath pass false. A macro file is only needed for 7.2's
+//  parameter, and its readers spin (rwsem_optimistic_spin()): a spinning
+//  reader's trylocks (rwsem_try_read_lock_unqueued(), the reader-phase
+//  trylock) do not look at queued waiters, so a writer that queues while
+//  it spins can be overtaken. There a nosteal reader never spins: the
+//  early exit is unconditional and goes where a reader that cannot spin
+//  on the owner goes, and the direct callers of the slowpath pass false. A macro file is only needed for 7.2's
 //  scoped_guard() in __init_rwsem(), which no rule touches.
 // Options: --no-includes --include-headers
 
@@ -113,7 +115,8 @@ __down_read_common(T1 sem, T2 state
 }
 
 // before v5.11: the reader may spin, and take the lock ahead of a queued
-// writer, unless rwsem_can_spin_on_owner() sends it to the queue
+// writer, unless rwsem_can_spin_on_owner() sends it to the queue; a
+// nosteal reader always goes to the queue
 @slow_spin depends on patch && !has_common@
 identifier sem, state, lbl;
 type T1, T2;
@@ -124,7 +127,7 @@ rwsem_down_read_slowpath(T1 sem, T2 state
   )
 {
   ...
-+	if (nosteal && (atomic_long_read(&sem->count) & RWSEM_FLAG_WAITERS))
++	if (nosteal)
 +		goto lbl;
   if (!rwsem_can_spin_on_owner(...))
     goto lbl;

@@ -176,6 +176,20 @@ file_diff() {
 	return 0
 }
 
+# untouched FILE: the recipe left FILE as it was and the branch patch
+# (RG_PATCH) does not change it either: an adapting ("?") step that had
+# nothing to do on this tree (e.g. 5.15's task_vma_seq_get_next(), which
+# relocks an mm it holds no reference on and which
+# cocci/mmap-read-lock-nosteal.cocci therefore leaves alone); such a file
+# is not part of the patch
+untouched() {
+	local f=$1 files
+	cmp -s "$RG_TMP/before/$f" "$RG_TMP/tree/$f" || return 1
+	[ -f "${RG_PATCH:-}" ] || return 0
+	files=$(patch_files "$RG_PATCH")
+	! grep -qxF "$f" <<<"$files"
+}
+
 # regen_body NAME [STEPS]: run NAME's recipe (or STEPS, "file step" lines)
 # on $RG_TMP/tree; the diff goes to $RG_TMP/body, the files as they were
 # before to $RG_TMP/before
@@ -201,7 +215,7 @@ regen_body() {
 $steps
 EOF
 	for f in $files; do
-		file_diff "$f"
+		untouched "$f" || file_diff "$f"
 	done >"$RG_TMP/body"
 }
 

@@ -394,7 +394,7 @@ rt_publish() {
 }
 
 retarget_run() (
-	local name entry failed=0 branch='' arch='' llvm='' kconfig=''
+	local name entry plan failed=0 branch='' arch='' llvm='' kconfig=''
 	RT_COMPILE=1 RT_VERIFY=default RT_DEST=
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -424,8 +424,9 @@ retarget_run() (
 	if [ $# -gt 0 ]; then
 		for name in "$@"; do RT_LIST+=("$name:$branch"); done
 	else
-		# the whole plan: DEST starts afresh
-		mapfile -t RT_LIST < <(plan_tree "$RT_TREE" | awk -F'\t' -v b="$branch" '$2 == "carry" { print $1 ":" (b != "" ? b : $3) }')
+		# the whole plan: DEST starts afresh (a failing plan is no "nothing to carry")
+		plan=$(plan_tree "$RT_TREE") || die "the plan of $RT_TREE failed (see above)"
+		mapfile -t RT_LIST < <(awk -F'\t' -v b="$branch" '$2 == "carry" { print $1 ":" (b != "" ? b : $3) }' <<< "$plan")
 		rm -rf "$RT_DEST"
 	fi
 	for entry in "${RT_LIST[@]}"; do

@@ -30,6 +30,17 @@
  * sched_setattr_nocheck() is not exported), so that the woken writer cannot
  * run between the reader's up_read() and its retake unless the retake
  * blocks. The module always loads; the verdicts are in the log.
+ *
+ * Where readers spin (RWSEM_READERS_SPIN from Kbuild: the rwsem before
+ * v5.11), a plain reader takes the lock ahead of a queued writer only by
+ * spinning, and a writer that spins on the reader-owned lock until its
+ * time limit turns reader spinning off (RWSEM_RD_NONSPINNABLE): whether
+ * down_read() overtakes then depends on timing. There the reader runs
+ * with SCHED_FIFO and the writer with a lower SCHED_FIFO priority: the
+ * writer still runs only when the reader sleeps, and an RT writer stops
+ * spinning on a reader-owned lock after one look without turning reader
+ * spinning off, so plain down_read() overtakes it every time and only a
+ * reader that does not spin waits for it.
  */
 
 #include <linux/completion.h>
@@ -95,6 +106,7 @@ static void nosteal_report(const char *name, const char *failure)
 	}
 }
 
+#ifndef RWSEM_READERS_SPIN
 static void nosteal_make_idle(struct task_struct *t)
 {
 	/* 5.10 does not export sched_setattr_nocheck(); 6.1 and later do. */
@@ -108,6 +120,25 @@ static void nosteal_make_idle(struct task_struct *t)
 		return;
 #endif
 	sched_set_normal(t, MAX_NICE);
+}
+#endif
+
+/*
+ * The reader's and the writer's priorities: the writer runs only when the
+ * reader sleeps (see the top of the file).
+ */
+static void nosteal_set_prio(struct task_struct *reader,
+			     struct task_struct *writer)
+{
+#ifdef RWSEM_READERS_SPIN
+	if (reader)
+		sched_set_fifo(reader);
+	if (writer)
+		sched_set_fifo_low(writer);
+#else
+	if (writer)
+		nosteal_make_idle(writer);
+#endif
 }
 
 /* Wait (sleeping, so that other threads on this CPU run) for a waiter. */
@@ -154,7 +185,7 @@ static int nosteal_reader_fn(void *data)
 		goto out;
 	}
 	kthread_bind(writer, ctx->cpu);
-	nosteal_make_idle(writer);
+	nosteal_set_prio(NULL, writer);
 	wake_up_process(writer);
 
 	if (!nosteal_wait_contended(&ctx->sem)) {
@@ -208,6 +239,7 @@ static const char *nosteal_run_retake(enum nosteal_mode mode,
 		return "cannot create the reader thread";
 	}
 	kthread_bind(reader, ctx->cpu);
+	nosteal_set_prio(reader, NULL);
 	wake_up_process(reader);
 
 	/*

@@ -102,6 +102,25 @@ test_detect_mmap_lock_series_patched() {
 	done
 }
 
+# 5.15's iterator keeps mmap_read_lock_killable(curr_task->mm): it holds no
+# reference on that mm (see backports/5.15/0007-*); detect.table accepts
+# that relock only in that form: a 6.1 iterator (curr_mm, with a
+# reference) retaking the lock with the plain call is not the change
+test_detect_unconverted_iterator_only_without_mm_reference() {
+	local d f
+	d=$(fresh 6.1 detect-iter-plain)
+	for f in $(series_patches "$(series_file 6.1)"); do
+		patch -d "$d" -p1 -F0 -s < "$KIT_DIR/backports/6.1/$f" || fail "patch $f"
+	done
+	[ "$(detected "$d" 0007)" = present ] || fail "6.1: 0007 not recognised after the series"
+	sed -i 's/mmap_read_lock_killable_nosteal(curr_mm)/mmap_read_lock_killable(curr_mm)/' "$d/kernel/bpf/task_iter.c"
+	grep -q 'mmap_read_lock_killable_nosteal' "$d/kernel/bpf/task_iter.c" &&
+		fail "test setup: the 6.1 iterator still retakes with the nosteal call"
+	[ "$(detected "$d" 0007)" = absent ] || fail "6.1: 0007 recognised with the plain relock of curr_mm"
+	grep -q 'mmap_read_lock_killable(curr_task->mm)' "$(pristine_dir 5.15)/kernel/bpf/task_iter.c" ||
+		fail "test setup: 5.15's iterator does not relock curr_task->mm"
+}
+
 # another form of the same change (other names for the helpers, the
 # counter, the flag and the saved address) is recognised too
 test_detect_other_form_of_the_series() {
@@ -157,6 +176,26 @@ test_plan_from_the_code() {
 		fail "5.10: 0007 not n/a for the missing iterator" "$out"
 	printf '%s\n' "$out" | grep -qE $'^0006-[^\t]+\tcarry\t5\\.10$' || fail "5.10: 0006 not carried from 5.10" "$out"
 	printf '%s\n' "$out" | grep -qE $'^0008-[^\t]+\tcarry\t5\\.10$' || fail "5.10: 0008 not carried from 5.10" "$out"
+}
+
+# An out-of-tree PREEMPT_RT 5.10 tree (Debian's rt featureset: its rwsem-rt,
+# tests/vendor/debian-5.10-rt): 5.10's 0006 still applies to its rwsem.c,
+# and a PREEMPT_RT build would then lack __down_read_nosteal(); plan_tree
+# finds the RT rwsem in the code and says n/a for 0006-0008 with
+# file:line, while 0005 is still carried
+test_plan_out_of_tree_rt_rwsem() {
+	local d out p
+	d=$(fresh 5.10 plan-rt-5.10)
+	patch -d "$d" -p1 -F0 -s < "$KIT_DIR/tests/vendor/debian-5.10-rt/rwsem-rt.patch" ||
+		fail "test setup: the RT rwsem excerpt does not apply to the 5.10 tree"
+	patch -d "$d" -p1 --dry-run -s < "$KIT_DIR"/backports/5.10/0006-*.patch >/dev/null 2>&1 ||
+		fail "5.10's 0006 does not apply to the RT tree: the fixture no longer shows the late failure"
+	out=$(in_kit plan plan_tree "$d") || fail "plan_tree on the RT tree failed: $out"
+	for p in 0006 0007 0008; do
+		printf '%s\n' "$out" | grep -qE "^$p-[^	]+	n/a	.*rwsem-rt.* \(kernel/locking/rwsem-rt\.c:[0-9]+\)\$" ||
+			fail "5.10-rt: $p not n/a for the RT rwsem with file:line" "$out"
+	done
+	printf '%s\n' "$out" | grep -qE $'^0005-[^\t]+\tcarry\t5\\.10$' || fail "5.10-rt: 0005 not carried from 5.10" "$out"
 }
 
 # the cached tree of a branch may be a newer point release than the one its
