@@ -34,7 +34,7 @@ exp_source_series() {
 		TREE=$(pristine_dir "$what")
 		[ -f "$TREE/Makefile" ] || die "no cached tree for $what; run 'make tree BRANCH=$what' first"
 		LABEL="Linux $(kernel_version "$TREE")"
-		src=$(cat "$(dirname "$TREE")/source" 2>/dev/null || true)
+		src=$(sed -n 1p "$(dirname "$TREE")/source" 2>/dev/null || true)
 		case $(branch_field "$what" source) in
 		deb)	src=${src%.deb}
 			ORIGIN="Debian's ${src%%_*} ${src#*_}"

@@ -12,7 +12,7 @@
 #            tarball of the version).  A tarball may have an overlay that
 #            only adds files (the table's "overlays" column, e.g. the arm64
 #            sources of a trimmed tree), pinned the same way.
-# The extracted tree is made read-only and sealed (trees.sh); a changed
+# The extracted tree (with its overlay) is made read-only and sealed (trees.sh); a changed
 # cached tree is extracted again.  Resumable: a finished step is never
 # redone; nothing half-extracted stays in the cache.
 kit_use trees apt
@@ -114,11 +114,12 @@ check_tarball() {
 	fi
 }
 
-# fetch_tarball BRANCH -> path of a verified tarball
+# fetch_tarball BRANCH [FILE SHA256] -> path of a verified tarball (the
+# branch's own, or FILE pinned to SHA256: its overlay)
 fetch_tarball() {
-	local branch=$1 file want dir url part
-	file=$(branch_field "$branch" origin)
-	want=$(pinned_sha256 "$branch")
+	local branch=$1 file=${2:-} want=${3:-} dir url part
+	[ -n "$file" ] || file=$(branch_field "$branch" origin)
+	[ -n "$want" ] || want=$(pinned_sha256 "$branch")
 	dir=$(tarball_dir)
 	if [ -e "$dir/$file" ]; then
 		check_tarball "$dir/$file" "$want" "$dir/$file"
@@ -153,6 +154,30 @@ extract_tarball() {
 	echo "${t##*/}" > "$tmp/source"
 }
 
+# extract_overlay BRANCH DEST: the branch's overlay (files the trimmed
+# tarball leaves out, e.g. its arm64 sources) extracted over DEST/linux;
+# it may only add files.  None when the row has no overlay, or when
+# TARBALL_SHA256 pins another (complete) tarball than the table's.
+extract_overlay() {
+	local branch=$1 tmp=$2 ov file pin t top f
+	ov=$(branch_field "$branch" overlay)
+	[ -n "$ov" ] && [ "$ov" != - ] && [ -z "${TARBALL_SHA256:-}" ] || return 0
+	file=${ov%@*} pin=${ov#*@}
+	pin=${pin#sha256:}
+	[[ $pin =~ ^[0-9a-f]{64}$ ]] || die "tables/branches.table: the overlay of $branch is not <file>@sha256:<hex>: '$ov'"
+	t=$(fetch_tarball "$branch" "$file" "$pin")
+	progress "extract: $file (overlay)"
+	mkdir -p "$tmp/overlay"
+	xz -T2 -dc "$t" | tar -x -C "$tmp/overlay" || die "$t does not extract (damaged?); delete it and rerun make tree"
+	top=$(find "$tmp/overlay" -mindepth 1 -maxdepth 1 -type d)
+	[ "$(printf '%s\n' "$top" | wc -l)" = 1 ] || die "$t does not hold one top directory"
+	f=$(cd "$top" && find . ! -type d -printf '%P\n' | while read -r f; do [ ! -e "$tmp/linux/$f" ] || { echo "$f"; break; }; done)
+	[ -z "$f" ] || die "the overlay $file would replace $f of the tree; an overlay may only add files"
+	cp -a "$top/." "$tmp/linux/" || die "could not copy the overlay $file into $tmp/linux"
+	rm -rf "$tmp/overlay"
+	echo "$file" >> "$tmp/source"
+}
+
 get_tree() {
 	local branch=$1 dest tmp src
 	dest=$(dirname "$(pristine_dir "$branch")")
@@ -172,6 +197,7 @@ get_tree() {
 	tarball)
 		src=$(fetch_tarball "$branch")
 		extract_tarball "$src" "$tmp"
+		extract_overlay "$branch" "$tmp"
 		;;
 	*) die "tables/branches.table: unknown source for $branch" ;;
 	esac
@@ -189,6 +215,15 @@ get_tree() {
 	seal_pristine "$branch"
 }
 
+# fetch_overlay_missing BRANCH: the cached tree was extracted without the
+# overlay its row names (an older cache): it is extracted again
+fetch_overlay_missing() {
+	local ov
+	ov=$(branch_field "$1" overlay)
+	[ -n "$ov" ] && [ "$ov" != - ] && [ -z "${TARBALL_SHA256:-}" ] || return 1
+	! grep -qxF "${ov%@*}" "$(dirname "$(pristine_dir "$1")")/source"
+}
+
 # fetch_tree BRANCH [refresh]: the pristine tree of BRANCH in the cache
 # (fetched and extracted unless it is there and intact; "refresh" extracts
 # it again); prints its path
@@ -199,7 +234,8 @@ fetch_tree() {
 	dir=$(pristine_dir "$branch")
 	mkdir -p "$(dirname "$dir")"
 	lock_tree "$(dirname "$dir")"
-	if [ -z "$refresh" ] && [ -f "$dir/Makefile" ] && [ -f "$(dirname "$dir")/source" ]; then
+	if [ -z "$refresh" ] && [ -f "$dir/Makefile" ] && [ -f "$(dirname "$dir")/source" ] &&
+	   ! fetch_overlay_missing "$branch"; then
 		if pristine_ok "$branch" content; then
 			PRISTINE_VERIFIED[$branch]=1
 			progress "tree: $branch already extracted ($(kernel_version "$dir"))"

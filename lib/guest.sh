@@ -39,10 +39,12 @@ guest_programs() {
 
 # guest_busybox -> a static busybox for the target: the machine's own for
 # a native guest, else Debian's busybox-static of the target's
-# architecture, fetched with the kit's private apt and unpacked into the
-# cache (the machine's dpkg architectures are not touched)
+# architecture (the release the machine runs), fetched with a private apt
+# state of its own (CACHE/apt-<arch>: the machine's mirror, that
+# architecture only; apt verifies the index and the package) and unpacked
+# into the cache.  The machine's dpkg architectures are not touched.
 guest_busybox() {
-	local debarch dir deb
+	local debarch dir deb main keyring=/usr/share/keyrings/debian-archive-keyring.gpg APT_DIR
 	if [ -z "$KB_CROSS" ]; then
 		[ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 ||
 			die "no static busybox at /bin/busybox; apt-get install busybox-static"
@@ -50,18 +52,25 @@ guest_busybox() {
 		return 0
 	fi
 	case $KB_ARCH in arm64) debarch=arm64 ;; x86_64) debarch=amd64 ;; esac
+	need_cache
 	dir=$CACHE_DIR/tools/busybox-$debarch
 	if [ ! -x "$dir/bin/busybox" ]; then
-		need_cache
-		update_lists
-		mkdir -p "$dir.dl"
+		APT_DIR=$CACHE_DIR/apt-$debarch
+		main=$(machine_mirror main)
+		[ -n "$main" ] || die "no Debian mirror found in /etc/apt/sources.list*; add one (deb URI bookworm main) and retry"
+		mkdir -p "$APT_DIR/lists/partial" "$APT_DIR/archives/partial" "$APT_DIR/debs"
+		: > "$APT_DIR/status"
+		printf 'deb [signed-by=%s arch=%s] %s %s main\n' "$keyring" "$debarch" "$main" \
+			"$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")" > "$APT_DIR/sources.list"
 		progress "guest: fetching Debian's busybox-static:$debarch"
-		( cd "$dir.dl" && kit_apt apt-get -o APT::Architectures::="$debarch" download "busybox-static:$debarch" >/dev/null ) ||
-			die "could not fetch busybox-static:$debarch with the kit's apt sources; check the machine's apt mirror"
-		deb=$(ls "$dir.dl"/busybox-static_*.deb)
+		kit_apt apt-get -o APT::Architectures::="$debarch" update >&2 ||
+			die "apt-get update of the $debarch index failed; check the machine's apt mirror"
+		( cd "$APT_DIR/debs" && kit_apt apt-get -o APT::Architectures::="$debarch" download "busybox-static:$debarch" >/dev/null ) ||
+			die "could not fetch busybox-static:$debarch; check the machine's apt mirror"
+		deb=$(ls "$APT_DIR"/debs/busybox-static_*_"$debarch".deb | sed -n 1p)
 		rm -rf "$dir.tmp"
 		dpkg-deb -x "$deb" "$dir.tmp" || die "could not unpack $deb"
-		rm -rf "$dir" "$dir.dl"
+		rm -rf "$dir"
 		mv "$dir.tmp" "$dir"
 	fi
 	printf '%s\n' "$dir/bin/busybox"

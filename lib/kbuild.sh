@@ -26,27 +26,63 @@ kb_norm_arch() {
 	esac
 }
 
-# kb_tree_arch TREE -> the architecture the tree is meant for, read from the
-# tree: a top Makefile that sets ARCH (":=", "=" or "?=" with a literal
-# value, as SoC trees do), else ARCH= in Android build.config files
-# (build.config.gki.aarch64, build.config.<vendor>), else nothing
+# kb_config_values FILE [DEPTH] -> "KEY=value" lines of an Android
+# build.config file and of the files it includes (". ${ROOT_DIR}/
+# ${KERNEL_DIR}/build.config.common"), read as text: they are shell
+# fragments for build/build.sh (functions, ${VAR:-x}, includes of files a
+# kernel checkout may lack), never sourced
+kb_config_values() {
+	local f=$1 depth=${2:-0} line inc re='^([A-Z_][A-Z0-9_]*)="?([^"$]*)"?[[:space:]]*$'
+	[ -f "$f" ] && [ "$depth" -lt 8 ] || return 0
+	while IFS= read -r line; do
+		case $line in
+		.\ *|source\ *)
+			inc=${line#* }
+			inc=${inc//\$\{ROOT_DIR\}\/\$\{KERNEL_DIR\}\//}
+			inc=${inc//\$\{KERNEL_DIR\}\//}
+			inc=${inc//\$\{ROOT_DIR\}\//}
+			kb_config_values "$(dirname "$f")/$inc" $((depth + 1)) ;;
+		[A-Z_]*=*)
+			if [[ $line =~ $re ]]; then printf '%s=%s\n' "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"; fi ;;
+		esac
+	done < "$f"
+}
+
+# kb_tree_arch TREE -> the architecture the tree is meant for, read from
+# the tree, and where it was read ("arm64<TAB>Makefile:12"): a top Makefile
+# that sets ARCH to a literal value (":=", "=", "?=", "override", as SoC
+# trees do; upstream has "ARCH ?= $(SUBARCH)"), else ARCH= of Android's
+# build.config (and what it includes), else of the build.config.* files
+# (one value; with several, as ACK ships build.config.aarch64 and
+# build.config.x86_64, arm64), else nothing
 kb_tree_arch() {
-	local tree=$1 a f
+	local tree=$1 mk a f vals
 	[ -f "$tree/Makefile" ] || return 0
-	a=$(sed -n -E 's/^[[:space:]]*(export[[:space:]]+)?ARCH[[:space:]]*(:|\?)?=[[:space:]]*([A-Za-z0-9_]+)[[:space:]]*(#.*)?$/\3/p' \
-		"$tree/Makefile" | sed -n 1p)
-	if [ -n "$a" ] && [ -n "$(kb_norm_arch "$a")" ]; then
-		kb_norm_arch "$a"
-		return 0
-	fi
-	for f in "$tree"/build.config.gki.aarch64 "$tree"/build.config.* ; do
-		[ -f "$f" ] || continue
-		a=$(sed -n -E "s/^[[:space:]]*(export[[:space:]]+)?ARCH=['\"]?([A-Za-z0-9_]+)['\"]?[[:space:]]*$/\2/p" "$f" | sed -n 1p)
-		if [ -n "$a" ] && [ -n "$(kb_norm_arch "$a")" ]; then
-			kb_norm_arch "$a"
+	mk=$(grep -nE '^[[:space:]]*(export[[:space:]]+|override[[:space:]]+)?ARCH[[:space:]]*(:=|\?=|=)[[:space:]]*[A-Za-z0-9_]+[[:space:]]*(#.*)?$' \
+		"$tree/Makefile" | sed -n 1p) || true
+	if [ -n "$mk" ]; then
+		a=$(sed -E 's/^[0-9]+:[[:space:]]*(export[[:space:]]+|override[[:space:]]+)?ARCH[[:space:]]*(:=|\?=|=)[[:space:]]*([A-Za-z0-9_]+).*/\3/' <<< "$mk")
+		if [ -n "$(kb_norm_arch "$a")" ]; then
+			printf '%s\tMakefile:%s\n' "$(kb_norm_arch "$a")" "${mk%%:*}"
 			return 0
 		fi
-	done
+	fi
+	if [ -f "$tree/build.config" ]; then
+		a=$(kb_config_values "$tree/build.config" | sed -n 's/^ARCH=//p' | tail -n1)
+		if [ -n "$(kb_norm_arch "$a")" ]; then
+			printf '%s\tbuild.config\n' "$(kb_norm_arch "$a")"
+			return 0
+		fi
+	fi
+	vals=$(for f in "$tree"/build.config.*; do
+		[ -f "$f" ] && kb_config_values "$f" | sed -n 's/^ARCH=//p' | while read -r a; do kb_norm_arch "$a"; done
+	done | sort -u)
+	case $(wc -w <<< "$vals") in
+	0) ;;
+	1) printf '%s\tbuild.config.*\n' "$vals" ;;
+	*) grep -qx arm64 <<< "$vals" && printf 'arm64\tbuild.config.* (%s)\n' "$(paste -sd, <<< "$vals")" ;;
+	esac
+	return 0
 }
 
 # kb_host_arch -> the machine's architecture (x86_64 | arm64)
@@ -54,22 +90,24 @@ kb_host_arch() {
 	kb_norm_arch "$(uname -m)"
 }
 
-# kb_llvm_dir TREE -> the newest installed LLVM (/usr/lib/llvm-N/bin) that
-# the tree accepts (scripts/min-tool-version.sh llvm), or a one-line error
+# kb_llvm_dir TREE -> the oldest installed LLVM (/usr/lib/llvm-N/bin) that
+# the tree accepts (scripts/min-tool-version.sh llvm; 10 before it existed):
+# the fewest new warnings on an old tree; or a one-line error
 kb_llvm_dir() {
-	local tree=$1 min=0 d v best='' bestv=0
-	if [ -x "$tree/scripts/min-tool-version.sh" ] || [ -f "$tree/scripts/min-tool-version.sh" ]; then
+	local tree=$1 min=10 d v best='' bestv=999
+	if [ -f "$tree/scripts/min-tool-version.sh" ]; then
 		min=$(sh "$tree/scripts/min-tool-version.sh" llvm 2>/dev/null | cut -d. -f1)
 	fi
+	case $min in ''|*[!0-9]*) min=10 ;; esac
 	for d in /usr/lib/llvm-*/bin; do
 		[ -x "$d/clang" ] && [ -x "$d/ld.lld" ] || continue
 		v=${d#/usr/lib/llvm-}
 		v=${v%%/*}
 		case $v in ''|*[!0-9]*) continue ;; esac
-		[ "$v" -ge "${min:-0}" ] && [ "$v" -gt "$bestv" ] && best=$d bestv=$v
+		if [ "$v" -ge "$min" ] && [ "$v" -lt "$bestv" ]; then best=$d bestv=$v; fi
 	done
 	[ -n "$best" ] ||
-		usage_error "LLVM=1: no installed clang/lld ${min:+of version $min or newer }for $tree; install clang-16 lld-16 llvm-16 (bin/deps does as root)"
+		usage_error "LLVM=1: no installed clang and lld of version $min or newer for $tree; install clang-19 lld-19 llvm-19 (bin/deps does as root)"
 	printf '%s\n' "$best"
 }
 
@@ -79,9 +117,12 @@ kb_llvm_dir() {
 # or a file
 kb_target() {
 	local arch=$1 llvm=$2 kconfig=$3 tree=$4 want
+	KB_ARCH_FROM="ARCH="
 	if [ -z "$arch" ]; then
 		arch=$(kb_tree_arch "$tree")
-		[ -n "$arch" ] || arch=$(kb_host_arch)
+		KB_ARCH_FROM="the tree's ${arch#*$'\t'}"
+		arch=${arch%%$'\t'*}
+		[ -n "$arch" ] || { arch=$(kb_host_arch); KB_ARCH_FROM="the machine"; }
 	fi
 	want=$(kb_norm_arch "$arch")
 	[ -n "$want" ] || usage_error "unknown ARCH=$arch; use ARCH=x86_64 or ARCH=arm64"

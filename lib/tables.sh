@@ -21,12 +21,12 @@ table_setting() {
 
 # --- branches ------------------------------------------------------------
 # branch_field BRANCH COLUMN -> one column of branches.table:
-# source origin pin config rt role
+# source origin pin config rt role overlay
 branch_field() {
 	local col
 	case $2 in
 	source) col=2 ;; origin) col=3 ;; pin) col=4 ;; config) col=5 ;;
-	rt) col=6 ;; role) col=7 ;;
+	rt) col=6 ;; role) col=7 ;; overlay) col=8 ;;
 	*) die "branch_field: unknown column '$2'" ;;
 	esac
 	table_rows "$BRANCHES_TABLE" | awk -F'\t' -v b="$1" -v c="$col" '$1 == b { print $c }'

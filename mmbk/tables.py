@@ -20,7 +20,7 @@ KIT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA_DIR = os.environ.get('MMBK_DATA') or KIT_DIR
 TABLES_DIR = os.path.join(DATA_DIR, 'tables')
 
-BRANCH_COLUMNS = ('branch', 'source', 'origin', 'pin', 'config', 'rt', 'role')
+BRANCH_COLUMNS = ('branch', 'source', 'origin', 'pin', 'config', 'rt', 'role', 'overlay')
 
 
 def table_rows(path):
