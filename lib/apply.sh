@@ -33,6 +33,7 @@ APPLY_SPACE_SLACK=1024
 apply_say() { printf '%s\n' "$*" >&"$APPLY_ERR"; }
 
 # apply_fail MESSAGE [STATUS]: one error line on the saved stderr, exit
+# shellcheck disable=SC2154  # prog: lib/kit.sh
 apply_fail() {
 	printf '%s: error: %s\n' "$prog" "$1" >&"$APPLY_ERR"
 	exit "${2:-$EXIT_ERROR}"
@@ -158,7 +159,7 @@ apply_local_change() {
 	[ "$(kernel_version "$pristine")" = "$(kernel_version "$TREE")" ] || return 0
 	[ "$(cd "$pristine" && pwd -P)" != "$(cd "$TREE" && pwd -P)" ] || return 0
 	for f in "$@"; do
-		[ -e "$pristine/$f" ] && [ -e "$TREE/$f" ] || continue
+		{ [ -e "$pristine/$f" ] && [ -e "$TREE/$f" ]; } || continue
 		if ! cmp -s "$pristine/$f" "$TREE/$f"; then
 			printf '%s\n' "$f"
 			return
@@ -584,6 +585,7 @@ apply_do_status() {
 # CMD: apply, unapply or status.  TREE and BRANCH are resolved by the
 # command (trees.sh resolve_tree).  --records copies the apply's result
 # records to FILE.  (A subshell: its traps, locks and globals are its own.)
+# shellcheck disable=SC2030,SC2031  # TREE and BRANCH: this subshell's own
 apply_run() (
 	local cmd=$1 records_to='' topics='' rc=0 why
 	TREE=$2 BRANCH=$3
@@ -641,6 +643,7 @@ apply_run() (
 # apply_require_known_code: a tree between the supported branches is
 # supported only if the code the kit changes is there (detect_tree does not
 # say unknown)
+# shellcheck disable=SC2031  # TREE: apply_run's, which calls this
 apply_require_known_code() {
 	local unknown
 	unknown=$(detect_tree "$TREE" | awk -F'\t' '$2 == "unknown" && !n++ { print $3 }')

@@ -51,7 +51,7 @@ bench_kit_step() {
 # bench_kit_run [BRANCH...]
 bench_kit_run() (
 	local b d kit scratch tree temp
-	[ "$#" -gt 0 ] || set -- $SUPPORTED_BRANCHES
+	if [ "$#" -eq 0 ]; then read -ra b <<< "$SUPPORTED_BRANCHES"; set -- "${b[@]}"; fi
 	for b in "$@"; do require_branch "$b"; done
 	need_cache
 	BK_CACHE=$CACHE_DIR/work/bench-kit/cache

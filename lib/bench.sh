@@ -177,7 +177,7 @@ bench_run() (
 	done
 	case $BENCH_ROUNDS in ''|*[!0-9]*|0) usage_error "ROUNDS=$BENCH_ROUNDS: use a count >= 1 (10 for the report)" ;; esac
 	case $BENCH_SCAN_MODES in *[!a-z,]*|'') usage_error "SCAN_MODES=$BENCH_SCAN_MODES: use a comma-separated list of fast, default" ;; esac
-	[ "$#" -gt 0 ] || set -- $SUPPORTED_BRANCHES
+	if [ "$#" -eq 0 ]; then read -ra b <<< "$SUPPORTED_BRANCHES"; set -- "${b[@]}"; fi
 	for b in "$@"; do require_branch "$b"; done
 	BENCH_DIR=$OUT_DIR/bench
 	BENCH_BIN=$BENCH_DIR/bin
@@ -211,7 +211,7 @@ bench_run() (
 		( fetch_tree "$b" ) > /dev/null || die "no source tree for $b (make tree failed; see above)"
 	done
 	guest_programs "$KIT_DIR/guest/bench" "$BENCH_BIN" > /dev/null
-	progress "bench: binaries: $(cd "$BENCH_BIN" && ls | paste -sd' ')"
+	progress "bench: binaries: $(find "$BENCH_BIN" -maxdepth 1 -type f -printf '%f\n' | sort | paste -sd' ')"
 	# the workloads' identity: a resumed run keeps only rounds measured with them
 	BENCH_PROGRAMS_SHA=$(cd "$BENCH_BIN" && find . -maxdepth 1 -type f -perm -u+x -print0 | LC_ALL=C sort -z |
 		xargs -0 -r cat | sha256sum | cut -c1-12) || die "cannot hash the bench programs in $BENCH_BIN"

@@ -135,7 +135,7 @@ check_rt() {
 # check_run TREE BRANCH -> the KTAP document of the check on stdout; the
 # build target is KB_* (kb_target).  0 when nothing failed.
 check_run() (
-	local o name passed failed skipped
+	local o name failed
 	CK_TREE=$1 CK_BRANCH=$2
 	need_cache
 	state_init "$CK_TREE"
@@ -176,7 +176,7 @@ check_run() (
 		check_object "$o"
 	done
 	[ "$(branch_field "$CK_BRANCH" rt)" != yes ] || [ -n "${KB_KCONFIG:-}" ] || check_rt
-	read -r passed failed skipped < <(kit_py results count "$CK_RECORDS")
+	read -r _ failed _ < <(kit_py results count "$CK_RECORDS")
 	kit_py results junit -o "$CK_LOGDIR/junit.xml" --kunit-dir "$(kunit_dir)" "$CK_NAME.check=$CK_RECORDS" ||
 		warn "$CK_LOGDIR/junit.xml not written"
 	kit_py results ktap "$CK_RECORDS" \

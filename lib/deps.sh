@@ -89,7 +89,8 @@ deps_run() {
 	apt-get update -qq >&2 || die "apt-get update failed; check the machine's apt sources"
 	# --no-install-recommends: dkms would otherwise pull host kernel headers
 	# and make a signing key
-	apt-get install -y -qq --no-install-recommends $missing >&2 ||
+	read -ra pkgs <<< "$missing"
+	apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >&2 ||
 		die "apt-get install failed for: $missing"
 	deps_npm
 }

@@ -39,7 +39,7 @@ fetch_deb() {
 	suite=${origin%%:*}
 	pkg=${origin#*:}
 	ver=$(kit_apt apt-cache policy "$pkg" 2>/dev/null | awk '/Candidate:/ { print $2 }') || true
-	[ -n "$ver" ] && [ "$ver" != "(none)" ] ||
+	{ [ -n "$ver" ] && [ "$ver" != "(none)" ]; } ||
 		die "package $pkg not found in $suite; the mirror may have dropped it (check 'apt-cache policy' with the kit's sources in $APT_DIR)"
 	deb=$APT_DIR/debs/${pkg}_${ver}_all.deb
 	if [ -f "$deb" ]; then
@@ -148,7 +148,7 @@ extract_tarball() {
 		--checkpoint=10000 --checkpoint-action=echo='[extract] %u tar records' ||
 		die "$t does not extract (damaged?); delete it and rerun make tree"
 	top=$(find "$tmp" -mindepth 1 -maxdepth 1 -type d)
-	[ "$(printf '%s\n' "$top" | wc -l)" = 1 ] && [ -f "$top/Makefile" ] ||
+	{ [ "$(printf '%s\n' "$top" | wc -l)" = 1 ] && [ -f "$top/Makefile" ]; } ||
 		die "$t does not hold one kernel tree at its top; is it a kernel release tarball?"
 	mv "$top" "$tmp/linux"
 	echo "${t##*/}" > "$tmp/source"
@@ -237,7 +237,8 @@ fetch_tree() {
 	if [ -z "$refresh" ] && [ -f "$dir/Makefile" ] && [ -f "$(dirname "$dir")/source" ] &&
 	   ! fetch_overlay_missing "$branch"; then
 		if pristine_ok "$branch" content; then
-			PRISTINE_VERIFIED[$branch]=1
+			# shellcheck disable=SC2034  # read by trees.sh scratch_copy
+			PRISTINE_VERIFIED["$branch"]=1
 			progress "tree: $branch already extracted ($(kernel_version "$dir"))"
 			printf '%s\n' "$dir"
 			return 0

@@ -11,7 +11,7 @@ kit_use tables trees kbuild apt
 # kselftest.h has ksft_test_result_code() (6.8+): the suite's kselftest.h
 guest_ksft_dir() {
 	local b d
-	for b in $(printf '%s\n' $SUPPORTED_BRANCHES | tac); do
+	for b in $(branches_newest_first); do
 		d=$(pristine_dir "$b")/tools/testing/selftests
 		grep -qs ksft_test_result_code "$d/kselftest.h" && { printf '%s\n' "$d"; return 0; }
 	done
@@ -46,7 +46,7 @@ guest_programs() {
 guest_busybox() {
 	local debarch dir deb main keyring=/usr/share/keyrings/debian-archive-keyring.gpg APT_DIR
 	if [ -z "$KB_CROSS" ]; then
-		[ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 ||
+		{ [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1; } ||
 			die "no static busybox at /bin/busybox; apt-get install busybox-static"
 		printf '%s\n' /bin/busybox
 		return 0
@@ -67,7 +67,7 @@ guest_busybox() {
 			die "apt-get update of the $debarch index failed; check the machine's apt mirror"
 		( cd "$APT_DIR/debs" && kit_apt apt-get -o APT::Architectures::="$debarch" download "busybox-static:$debarch" >/dev/null ) ||
 			die "could not fetch busybox-static:$debarch; check the machine's apt mirror"
-		deb=$(ls "$APT_DIR"/debs/busybox-static_*_"$debarch".deb | sed -n 1p)
+		deb=$(find "$APT_DIR/debs" -name "busybox-static_*_$debarch.deb" | sed -n 1p)
 		rm -rf "$dir.tmp"
 		dpkg-deb -x "$deb" "$dir.tmp" || die "could not unpack $deb"
 		rm -rf "$dir"
@@ -118,7 +118,7 @@ guest_initramfs() {
 			"file /bin/busybox $busybox 0755 0 0" "slink /bin/sh busybox 0777 0 0" \
 			"file /init $KIT_DIR/guest/init 0755 0 0"
 		for t in "$dir"/*; do
-			[ -f "$t" ] && [ -x "$t" ] || continue
+			{ [ -f "$t" ] && [ -x "$t" ]; } || continue
 			echo "file /tests/${t##*/} $t 0755 0 0"
 		done
 		for m in "$@"; do

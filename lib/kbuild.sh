@@ -31,6 +31,7 @@ kb_norm_arch() {
 # ${KERNEL_DIR}/build.config.common"), read as text: they are shell
 # fragments for build/build.sh (functions, ${VAR:-x}, includes of files a
 # kernel checkout may lack), never sourced
+# shellcheck disable=SC2094  # FILE is only read (the name goes to the recursion)
 kb_config_values() {
 	local f=$1 depth=${2:-0} line inc re='^([A-Z_][A-Z0-9_]*)="?([^"$]*)"?[[:space:]]*$'
 	[ -f "$f" ] && [ "$depth" -lt 8 ] || return 0
@@ -100,7 +101,7 @@ kb_llvm_dir() {
 	fi
 	case $min in ''|*[!0-9]*) min=10 ;; esac
 	for d in /usr/lib/llvm-*/bin; do
-		[ -x "$d/clang" ] && [ -x "$d/ld.lld" ] || continue
+		{ [ -x "$d/clang" ] && [ -x "$d/ld.lld" ]; } || continue
 		v=${d#/usr/lib/llvm-}
 		v=${v%%/*}
 		case $v in ''|*[!0-9]*) continue ;; esac
@@ -271,13 +272,13 @@ kb_verify_config() {
 	shift 2
 	waived=" $(sed -n 's/^# kit-waive: //p' "$@" | tr '\n' ' ') "
 	for f in "$@"; do
-		for sym in $(sed -n 's/^CONFIG_\([A-Za-z0-9_]*\)=y[[:space:]]*$/\1/p' "$f"); do
+		while read -r sym; do
 			grep -qx "CONFIG_$sym=y" "$obj/.config" && continue
 			[[ $waived != *" CONFIG_$sym "* ]] || continue
 			if kb_kconfig_has "$src" "$sym"; then
 				missing="$missing CONFIG_$sym(${f##*/})"
 			fi
-		done
+		done < <(sed -n 's/^CONFIG_\([A-Za-z0-9_]*\)=y[[:space:]]*$/\1/p' "$f")
 	done
 	[ -z "$missing" ] ||
 		die "required option(s) not =y in $obj/.config after the merge for $(kb_describe):$missing; check their dependencies on ARCH=$KB_SRCARCH in $src (make -C $src O=$obj ARCH=$KB_SRCARCH menuconfig, search the symbol)"

@@ -44,7 +44,7 @@ lint_kind_of() {
 	*) where=backport ;;
 	esac
 	up=$(lint_upstream_of "$f")
-	ml=$([ -f "$up" ] && lint_tag_value "$up" Patch-mainline || true)
+	ml=$(if [ -f "$up" ]; then lint_tag_value "$up" Patch-mainline; fi)
 	case $ml in
 	v*)  printf '%s:merged\n' "$where" ;;
 	Not\ yet*) printf '%s:posted\n' "$where" ;;
@@ -111,7 +111,7 @@ lint_check_rule() {
 	deviation-note)
 		[ -f "$up" ] || return 0
 		cmp -s <(lint_diff_body "$f") <(lint_diff_body "$up") && return 0
-		grep -q '^\[ ' <<< "$(lint_header "$f")" && grep -q '\]$' <<< "$(lint_header "$f")" ||
+		{ grep -q '^\[ ' <<< "$(lint_header "$f")" && grep -q '\]$' <<< "$(lint_header "$f")"; } ||
 			lint_problem "$f" "$end" "$msg [$rule]" ;;
 	*) die "$LINT_TABLE: unknown rule kind '$kind' (rule $rule)" ;;
 	esac
@@ -127,7 +127,9 @@ lint_check_patch() {	# lint_check_patch FILE: every header rule that applies to 
 	done < <(header_rules "$LINT_TABLE")
 }
 
-# check_series: ./series and every backports/<b>/series
+# lint_check_series: ./series and every backports/<b>/series (a problem
+# names the file it reads)
+# shellcheck disable=SC2094
 lint_check_series() {
 	local top=$DATA_DIR/series s b n line name order last p
 	n=0
@@ -178,7 +180,7 @@ lint_check_series() {
 
 lint_checkpatch_tree() {	# -> a cached tree with scripts/checkpatch.pl, newest first
 	local b
-	for b in $(printf '%s\n' $SUPPORTED_BRANCHES | tac); do
+	for b in $(branches_newest_first); do
 		[ -f "$(pristine_dir "$b")/scripts/checkpatch.pl" ] && { pristine_dir "$b"; return 0; }
 	done
 	die "no cached tree with scripts/checkpatch.pl; run 'make tree BRANCH=$NEWEST_BRANCH' first"
@@ -198,7 +200,7 @@ lint_check_checkpatch() {
 
 # lint_shell_files -> every shell script of the kit (by name or shebang)
 lint_shell_files() {
-	(cd "$KIT_DIR" && git ls-files 2>/dev/null || find . -type f -printf '%P\n') |
+	{ git -C "$KIT_DIR" ls-files 2>/dev/null || (cd "$KIT_DIR" && find . -type f -printf '%P\n'); } |
 		while IFS= read -r f; do
 			case $f in
 			*.sh|.ci/run) printf '%s\n' "$f" ;;

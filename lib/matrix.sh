@@ -119,7 +119,8 @@ matrix_branch() {
 	step_run "$OUT_DIR/status/$b-tree.log" matrix_fetch "$b"
 	if [ "$STEP_RC" = 0 ]; then
 		# fetch_tree verified its content: the steps' subshells inherit that
-		PRISTINE_VERIFIED[$b]=1
+		# shellcheck disable=SC2034  # read by trees.sh scratch_copy
+		PRISTINE_VERIFIED["$b"]=1
 		result "$OUT_DIR/results/$b.steps.tsv" step tree "$b" tree pass - "$STEP_SECONDS" \
 			"Linux $(kernel_version "$(pristine_dir "$b")")"
 	else

@@ -80,7 +80,7 @@ detect_tree() {
 	for name in $(series_patches "$DATA_DIR/series"); do
 		id=$(patch_upstream_id "$DATA_DIR/patches/$name")
 		id=${id:0:12}
-		[ -n "$id" ] && detect_has_rules "$id" || continue
+		{ [ -n "$id" ] && detect_has_rules "$id"; } || continue
 		printf '%s\t%s\n' "$name" "$(detect_id "$tree" "$id")"
 	done
 }
@@ -146,7 +146,7 @@ plan_evidence() {
 	id=$(patch_upstream_id "$DATA_DIR/patches/$1")
 	id=${id:0:12}
 	while IFS=$'\t' read -r rid file scope expect regex; do
-		[ "$rid" = "$id" ] && [ "$regex" != . ] || continue
+		{ [ "$rid" = "$id" ] && [ "$regex" != . ]; } || continue
 		where=$file
 		[ "$scope" = - ] || where="$file:$scope()"
 		if [ "$expect" = present ]; then
@@ -316,7 +316,7 @@ plan_tree() (
 	done
 	for name in $(series_patches "$DATA_DIR/series"); do
 		num=${name%%-*}
-		[ "${DECISION[$num]}" = carry ] && [ -z "${SOURCE[$num]:-}" ] || continue
+		{ [ "${DECISION[$num]}" = carry ] && [ -z "${SOURCE[$num]:-}" ]; } || continue
 		g=$(plan_group_of "$num")
 		need=()
 		for member in $g; do

@@ -125,7 +125,7 @@ reanchor_file() {
 run_step() {
 	local f=$RG_TMP/tree/$1 step=$COCCI_DIR/$2 want got file optional
 	if [ "$2" = reanchor ]; then
-		[ -n "${RG_REF:-}" ] && [ -d "$RG_REF/before" ] || die "reanchor step without the branch states (RG_REF)"
+		{ [ -n "${RG_REF:-}" ] && [ -d "$RG_REF/before" ]; } || die "reanchor step without the branch states (RG_REF)"
 		if [ "$1" = '*' ]; then
 			for file in $(patch_files "$RG_PATCH"); do reanchor_file "$file"; done
 		else

@@ -87,7 +87,7 @@ result_ok() {
 # one-line error
 kunit_dir() {
 	local b d
-	for b in $(printf '%s\n' $SUPPORTED_BRANCHES | tac); do
+	for b in $(branches_newest_first); do
 		d=$(pristine_dir "$b")/tools/testing/kunit
 		[ -f "$d/kunit_parser.py" ] && [ -f "$d/kunit_printer.py" ] &&
 			grep -qs 'def parse_run_tests(.*printer' "$d/kunit_parser.py" && { printf '%s\n' "$d"; return 0; }

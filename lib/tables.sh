@@ -38,6 +38,11 @@ SUPPORTED_BRANCHES=$(table_rows "$BRANCHES_TABLE" | cut -f1 | paste -sd' ')
 DEFAULT_BRANCH=$(table_rows "$BRANCHES_TABLE" | awk -F'\t' '$7 == "default" && !n++ { print $1 }')
 NEWEST_BRANCH=${SUPPORTED_BRANCHES##* }
 
+# branches_newest_first -> the supported branches, newest first, one a line
+branches_newest_first() {
+	tr ' ' '\n' <<< "$SUPPORTED_BRANCHES" | tac
+}
+
 # branches_with COLUMN VALUE -> the branches whose COLUMN is VALUE
 branches_with() {
 	local b

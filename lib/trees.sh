@@ -225,10 +225,10 @@ link_copy() {
 	fi
 	while read -r f; do
 		[ -f "$dest.tmp/$f" ] || continue
-		cp "$src/$f" "$dest.tmp/$f.kit-copy" &&
+		{ cp "$src/$f" "$dest.tmp/$f.kit-copy" &&
 			chmod u+w "$dest.tmp/$f.kit-copy" &&
 			touch -r "$src/$f" "$dest.tmp/$f.kit-copy" &&
-			mv -f "$dest.tmp/$f.kit-copy" "$dest.tmp/$f" ||
+			mv -f "$dest.tmp/$f.kit-copy" "$dest.tmp/$f"; } ||
 			die "could not make a private copy of $f in $dest.tmp"
 	done < <(kit_touched_files)
 	mv "$dest.tmp" "$dest"

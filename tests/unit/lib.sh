@@ -24,7 +24,7 @@ skip() {		# skip REASON: the test does not apply here (KTAP SKIP)
 # file content; any error (an unreadable file, a missing DIR) fails the test
 tree_sum() {
 	local d=${1:-} list sums
-	[ -n "$d" ] && [ -d "$d" ] || fail "tree_sum: '$d' is not a directory"
+	{ [ -n "$d" ] && [ -d "$d" ]; } || fail "tree_sum: '$d' is not a directory"
 	list=$(cd "$d" && find . -printf '%y %m %p %l\n' | LC_ALL=C sort) ||
 		fail "tree_sum: cannot list $d"
 	sums=$(cd "$d" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha1sum) ||
@@ -82,9 +82,9 @@ mini() {
 
 # git_tree DIR: make DIR a git repository with everything committed
 git_tree() {
-	git -C "$1" init -q &&
+	{ git -C "$1" init -q &&
 		git -C "$1" add -A &&
-		git -C "$1" -c user.name=t -c user.email=t@t commit -qm base ||
+		git -C "$1" -c user.name=t -c user.email=t@t commit -qm base; } ||
 		fail "git_tree: cannot make $1 a git repository"
 }
 
@@ -128,7 +128,8 @@ expect_out() {
 # need_kunit_parser: skip unless a cached tree has the kernel's KTAP parser
 # (mmbk ktap reads KTAP with it); KUNIT_DIR is its directory
 need_kunit_parser() {
-	[ -n "$CACHE_DIR" ] && KUNIT_DIR=$( (kunit_dir) 2>/dev/null ) ||
+	# shellcheck disable=SC2034  # KUNIT_DIR: for the test that called it
+	{ [ -n "$CACHE_DIR" ] && KUNIT_DIR=$( (kunit_dir) 2>/dev/null ); } ||
 		skip "no cached tree has tools/testing/kunit/kunit_parser.py (make tree BRANCH=$NEWEST_BRANCH)"
 }
 

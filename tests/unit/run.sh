@@ -54,11 +54,11 @@ tests=()
 for f in "$dir"/t-*.sh; do
 	[ -f "$f" ] || continue
 	wanted "$(file_tier "$f")" || continue
-	for t in $(sed -n 's/^\(test_[a-z0-9_]*\)() {.*$/\1/p' "$f"); do
+	while read -r t; do
 		n=${f##*/t-}; n=${n%.sh}.${t#test_}
 		[ -z "$filter" ] || [[ $n == *$filter* ]] || continue
 		tests+=("$f:$t")
-	done
+	done < <(sed -n 's/^\(test_[a-z0-9_]*\)() {.*$/\1/p' "$f")
 done
 
 # every run gets its own scratch area, so that runs never see each other's

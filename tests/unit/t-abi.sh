@@ -63,7 +63,7 @@ abi() {
 }
 
 need_tools() {
-	command -v abidw >/dev/null && command -v gcc >/dev/null || skip "abigail-tools or gcc missing"
+	{ command -v abidw >/dev/null && command -v gcc >/dev/null; } || skip "abigail-tools or gcc missing"
 }
 
 # builds: $T/abi/{base,same,added,broken,kabi}
@@ -192,7 +192,7 @@ test_incomplete_dump_is_an_error() {
 	local rc=0
 	run_report default "$T/abi/expect" "$RO=$T/abi/base=$T/abi/broken=applied" || rc=$?
 	[ $rc = 1 ] || fail "a truncated guest dump: exit $rc, expected 1"
-	[ "$(wc -l < "$T/abi/out.err")" = 1 ] && grep -q '^abi-report: error: .*formats.log: the format dump is incomplete' "$T/abi/out.err" ||
+	{ [ "$(wc -l < "$T/abi/out.err")" = 1 ] && grep -q '^abi-report: error: .*formats.log: the format dump is incomplete' "$T/abi/out.err"; } ||
 		fail "no one-line reason: $(cat "$T/abi/out.err")"
 }
 

@@ -87,7 +87,7 @@ test_sigkill_then_apply_completes() {
 		[ -e "$ref/$f" ] || continue
 		cmp -s "$ref/$f" "$d/$f" || fail "$f differs from a clean apply"
 	done
-	[ ! -e "$d/.mm-backport-kit/journal" ] && [ ! -e "$d/.mm-backport-kit/txn" ] ||
+	{ [ ! -e "$d/.mm-backport-kit/journal" ] && [ ! -e "$d/.mm-backport-kit/txn" ]; } ||
 		fail "journal left after a good apply"
 }
 

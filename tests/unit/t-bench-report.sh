@@ -203,7 +203,7 @@ test_new_kernels_or_no_resume_drop_the_branch() {
 	[ -z "$(rounds_in "$T/new.tsv")" ] || fail "rebuilt kernels: rounds $(rounds_in "$T/new.tsv") left"
 	! grep -q 'run\.' "$T/new.tsv" || fail "run rows of a run that was not resumed are left"
 	keep 0 aaa bbb
-	[ -z "$(rounds_in "$T/new.tsv")" ] && [ ! -s "$T/kept" ] || fail "without --resume rounds were kept"
+	{ [ -z "$(rounds_in "$T/new.tsv")" ] && [ ! -s "$T/kept" ]; } || fail "without --resume rounds were kept"
 	keep 1 aaa bbb zzz	# the same kernels, other bench programs
 	[ -z "$(rounds_in "$T/new.tsv")" ] || fail "rebuilt workloads: rounds $(rounds_in "$T/new.tsv") left"
 	grep -q '^6\.1	' "$T/new.tsv" || fail "another branch's rows were dropped"

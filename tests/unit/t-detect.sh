@@ -133,7 +133,7 @@ test_detect_other_form_of_the_series() {
 	    -e 's/\bnr_skipped\b/skipped/g' -e 's/\bcontended\b/trylock_failed/g' \
 	    -e 's/mm_slot->address\b/mm_slot->resume_addr/g' -e 's/next->address\b/next->resume_addr/g' \
 	    -e 's/^\tunsigned long address;$/\tunsigned long resume_addr;/' "$d/mm/khugepaged.c"
-	grep -q resume_addr "$d/mm/khugepaged.c" && grep -q khugepaged_yield_mmap_lock "$d/mm/khugepaged.c" ||
+	{ grep -q resume_addr "$d/mm/khugepaged.c" && grep -q khugepaged_yield_mmap_lock "$d/mm/khugepaged.c"; } ||
 		fail "test setup: the other form was not made"
 	for f in 0005 0008; do
 		[ "$(detected "$d" $f)" = present ] || fail "$f not recognised in its other form"
@@ -214,7 +214,7 @@ test_plan_when_the_backports_apply_with_offsets() {
 	ln -s "$(pristine_dir 6.18)" "$c/trees/6.18/linux"
 	kh=$c/trees/6.12/linux/mm/khugepaged.c
 	chmod u+w "$(dirname "$kh")"
-	sed '1i /* a newer point release */\n/* moves */\n/* every line */' "$kh" > "$kh.new" && mv -f "$kh.new" "$kh" ||
+	{ sed '1i /* a newer point release */\n/* moves */\n/* every line */' "$kh" > "$kh.new" && mv -f "$kh.new" "$kh"; } ||
 		fail "test setup: offset in the cached khugepaged.c"
 	d=$(fresh 6.12 plan-offset)
 	echo '/* vendor */' >> "$d/mm/khugepaged.c"

@@ -43,7 +43,7 @@ format_patch_form() {
 # shapes (a repository of a whole tree costs a minute or two per branch)
 test_mbox_git_am_oldest_and_mainline() {
 	local b d mbox n
-	for b in $(set -- $SUPPORTED_BRANCHES; echo "$1") $(branches_with role mainline); do
+	for b in "${SUPPORTED_BRANCHES%% *}" $(branches_with role mainline); do
 		run_kit "$EXPORT" --branch "$b" --format mbox
 		expect_rc 0 "export $b mbox"
 		mbox=$OUT_DIR/export/$b.mbox
@@ -79,7 +79,7 @@ test_quilt_export_applies_with_quilt() {
 	d=$OUT_DIR/export/5.10
 	n=$(series_patches "$(series_file 5.10)" | wc -l)
 	[ "$(series_patches "$d/series" | wc -l)" -eq "$n" ] || fail "the quilt series does not list $n patches"
-	[ -f "$d/0000-cover-letter.patch" ] && ! grep -q cover-letter "$d/series" ||
+	{ [ -f "$d/0000-cover-letter.patch" ] && ! grep -q cover-letter "$d/series"; } ||
 		fail "the cover letter is missing, or listed in the series"
 	q=$(fresh 5.10 quilt-export-5.10)
 	run_kit env QUILT_PATCHES="$d" QUILT_PC=.pc-export sh -c "cd '$q' && quilt push -a --fuzz=0 -q"
@@ -112,6 +112,6 @@ test_refused_export_leaves_no_old_files() {
 	run_kit "$KIT_DIR/bin/export" --kdir "$d" --format mbox
 	[ "$RC" -ne 0 ] || fail "the export of a tree that needs nothing succeeded" "$OUT"
 	expect_out 'needs nothing: every topic is already upstream or not applicable; nothing exported' "the refusal"
-	[ ! -e "$OUT_DIR/export/export-refused.mbox" ] && [ ! -e "$OUT_DIR/export/export-refused" ] ||
+	{ [ ! -e "$OUT_DIR/export/export-refused.mbox" ] && [ ! -e "$OUT_DIR/export/export-refused" ]; } ||
 		fail "the refused export left the earlier export's files"
 }

@@ -93,7 +93,7 @@ test_immutable_file_named() {
 
 test_state_of_another_user_named() {
 	local d=$T/hostile-owner
-	command -v setpriv >/dev/null && [ "$(id -u)" = 0 ] || skip "needs root and setpriv to act as another user"
+	{ command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; } || skip "needs root and setpriv to act as another user"
 	synth_kit "$T/kit"
 	synth_tree "$d"
 	synth_apply apply --topics alpha "$d"

@@ -7,7 +7,7 @@
 # private trees (dkms.conf plus EXTRA-LINE), added
 dkms_pkg() {
 	mkdir -p "$1/src" "$1/tree" "$1/inst"
-	cp -a "$KIT_DIR/tests/module" "$1/src/nosteal-test-1.0"
+	cp -a "$KIT_DIR/guest/module" "$1/src/nosteal-test-1.0"
 	[ -z "${2:-}" ] || printf '%s\n' "$2" >> "$1/src/nosteal-test-1.0/dkms.conf"
 	dkms --sourcetree "$1/src" --dkmstree "$1/tree" --installtree "$1/inst" \
 		add nosteal-test/1.0 >/dev/null || fail "dkms add failed in $1"
@@ -27,13 +27,14 @@ test_dkms_autoinstall_skips_it() {
 	# the control: with an AUTOINSTALL line, even "no", dkms 3.0.x tries to build it
 	dkms_pkg "$T/dkms-no" 'AUTOINSTALL="no"'
 	run_kit autoinstall "$T/dkms-no"
-	[ "$RC" -ne 0 ] && grep -q 'kernel headers' <<< "$OUT" ||
+	{ [ "$RC" -ne 0 ] && grep -q 'kernel headers' <<< "$OUT"; } ||
 		fail "with AUTOINSTALL=\"no\" dkms autoinstall did not try to build (rc $RC):" "$OUT"
 }
 
 # the flags Kbuild gives the module for a kernel source tree
 kbuild_flags() {	# kbuild_flags SRCTREE
-	printf 'include %s/tests/module/Kbuild\nall:\n\t@echo "$(ccflags-y)"\n' "$KIT_DIR" |
+	# shellcheck disable=SC2016  # $(ccflags-y) is make's
+	printf 'include %s/guest/module/Kbuild\nall:\n\t@echo "$(ccflags-y)"\n' "$KIT_DIR" |
 		make -s --no-print-directory -f - srctree="$1"
 }
 

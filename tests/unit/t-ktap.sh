@@ -40,6 +40,7 @@ judge() {	# judge LOG BRANCH ARGS...: the judged KTAP of a canned or kept log
 # fix.  The Python side takes the directory it is given, and a directory
 # without the parser is one line too.
 test_no_kernel_tree_is_one_line_error() {
+	# shellcheck disable=SC2016  # expanded by the inner bash
 	run_kit env MMBK_CACHE="$T/no-cache" bash -c '. "$KIT_DIR/tests/unit/lib.sh"; kunit_dir'
 	expect_one_line_error "no cached kernel tree .* has tools/testing/kunit/kunit_parser.py.*; run 'make tree BRANCH=7.2'"
 	mkdir -p "$T/no-kunit"

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2016  # the code strings are expanded by an inner bash
 # tier: fast
 # Adding a branch is one row of tables/branches.table plus its
 # backports/<branch>/ folder: in a copy of the kit with a hypothetical
@@ -17,7 +18,8 @@ new_branch_kit() {
 	printf '%s\n' "$k"
 }
 
-# in_copy KIT CODE: CODE run by bash with KIT's library loaded
+# in_copy KIT CODE: CODE run by bash with KIT's library loaded (the code
+# strings of this file are expanded by that bash)
 in_copy() {
 	bash -c '. "$1/lib/kit.sh"; kit_use tables trees matrix; shift; eval "$1"' - "$1" "$2"
 }

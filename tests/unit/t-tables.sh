@@ -27,7 +27,7 @@ test_branch_table() {
 		*) fail "$b: unknown role '$role'" ;;
 		esac
 	done
-	[ $n_default = 1 ] && [ $n_main = 1 ] || fail "need exactly one default and one mainline branch"
+	{ [ $n_default = 1 ] && [ $n_main = 1 ]; } || fail "need exactly one default and one mainline branch"
 	[ "$(kit_py tables branches)" = "$SUPPORTED_BRANCHES" ] ||
 		fail "mmbk/tables.py and lib/tables.sh disagree on the branches"
 	local url
@@ -72,7 +72,7 @@ test_baselines_table() {
 	done < <(table_rows "$TABLES_DIR/boot-baselines.table" | sed 's/\t/ /2g')
 	# rows in table order after the "*" row (a branch without a row boots "*")
 	[ "$(table_rows "$TABLES_DIR/boot-baselines.table" | cut -f1 | grep -vx '[*]' | paste -sd' ')" = \
-	  "$(printf '%s\n' $SUPPORTED_BRANCHES | grep -xF -f <(table_rows "$TABLES_DIR/boot-baselines.table" | cut -f1) | paste -sd' ')" ] ||
+	  "$(tr ' ' '\n' <<< "$SUPPORTED_BRANCHES" | grep -xF -f <(table_rows "$TABLES_DIR/boot-baselines.table" | cut -f1) | paste -sd' ')" ] ||
 		fail "boot-baselines.table does not list its branches in table order"
 }
 

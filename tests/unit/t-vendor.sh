@@ -42,8 +42,8 @@ drift_tree() {
 	    -e 's/\*page;$/*kpage;/' -e 's/\bpage = /kpage = /' -e 's/(page)/(kpage)/g' \
 	    -e '/^\tdo {$/i \\ttrace_android_vh_break_ksm(vma, addr);\n\tvendor_ksm_stat_inc();' \
 	    -e '}' "$ksm"
-	grep -q 'trace_android_vh_khugepaged_isolate' "$kh" && grep -q 'vendor_x_cold_mm' "$kh" &&
-		grep -q 'nr_none_zero' "$kh" || fail "test setup: khugepaged.c drift not made"
+	{ grep -q 'trace_android_vh_khugepaged_isolate' "$kh" && grep -q 'vendor_x_cold_mm' "$kh" &&
+		grep -q 'nr_none_zero' "$kh"; } || fail "test setup: khugepaged.c drift not made"
 	grep -q 'trace_android_vh_break_ksm' "$ksm" || fail "test setup: ksm.c drift not made"
 }
 
@@ -118,7 +118,7 @@ same_change() {
 vendor_case() {
 	local b=$1 d clean orig sum n f
 	shift
-	d=$(fresh "$b" vendor-$b)
+	d=$(fresh "$b" "vendor-$b")
 	drift_tree "$d"
 	orig=$T/vendor-$b-orig
 	rm -rf "$orig"; mkdir -p "$orig/mm"
@@ -132,7 +132,7 @@ vendor_case() {
 	for n in "$@"; do
 		grep -qE "^$n-[^ ]+ +re-targeted from cocci \(out/vendor-$b/$n-" <<< "$OUT" ||
 			fail "$n not reported re-targeted" "$OUT"
-		grep -q "^\[ re-targeted from backports/$b/$n-" "$OUT_DIR"/vendor-$b/$n-*.patch ||
+		grep -q "^\[ re-targeted from backports/$b/$n-" "$OUT_DIR/vendor-$b/$n"-*.patch ||
 			fail "no re-targeting note in out/vendor-$b/$n-*"
 	done
 	[ -s "$OUT_DIR/vendor-$b/series" ] || fail "no out/vendor-$b/series"

@@ -70,7 +70,7 @@ main() {
 	else
 		retarget_run --no-compile "$d" "$BRANCH" > "$SCRATCH/retarget.log" 2>&1 || rc=$?
 	fi
-	[ $rc -le 1 ] && [ -s "$dest/results.tsv" ] || fail "retarget_run exit $rc: $(grep -v '^\[' "$SCRATCH/retarget.log" | tail -n 2)"
+	{ [ $rc -le 1 ] && [ -s "$dest/results.tsv" ]; } || fail "retarget_run exit $rc: $(grep -v '^\[' "$SCRATCH/retarget.log" | tail -n 2)"
 	while IFS=$'\t' read -r _ _ _ name status _ secs text; do
 		case $status in
 		applied) printf '%s applied as-is %ss\n' "$name" "$secs" ;;

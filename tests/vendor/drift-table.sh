@@ -29,10 +29,10 @@ main() {
 	[ $# -ge 1 ] || die "usage: drift-table.sh [--no-compile] [--write-expect] SCRATCH [BRANCH...]"
 	scratch=$1
 	shift
-	[ $# -gt 0 ] || set -- $SUPPORTED_BRANCHES
+	[ $# -gt 0 ] || { read -ra b <<< "$SUPPORTED_BRANCHES"; set -- "${b[@]}"; }
 	res=$scratch/results
 	mkdir -p "$scratch"
-	[ $merge = 1 ] && [ -f "$res" ] || : > "$res"
+	{ [ $merge = 1 ] && [ -f "$res" ]; } || : > "$res"
 	for b in "$@"; do
 		for c in $classes; do
 			awk -F'\t' -v b="$b" -v c="$c" '!($1 == b && $2 == c)' "$res" > "$res.tmp" && mv "$res.tmp" "$res"
@@ -41,7 +41,7 @@ main() {
 			printf '%s\t%s\tcase\t%s\t0\n' "$b" "$c" "$(printf '%s\n' "$out" | tail -n1)" >> "$res"
 		done
 	done
-	for b in $(cut -f1 "$res" | sort -uV); do
+	while read -r b; do
 		patches=$(awk -F'\t' -v b="$b" '$1 == b && $3 != "case" { print $3 }' "$res" | sort -u)
 		printf '\n### %s\n\n| drift | %s | case |\n|---|%s---|\n' "$b" \
 			"$(printf '%s\n' "$patches" | paste -sd'|' | sed 's/|/ | /g')" \
@@ -58,7 +58,7 @@ main() {
 			done
 			printf ' %s |\n' "$(awk -F'\t' -v b="$b" -v c="$c" '$1 == b && $2 == c && $3 == "case" { print $4 }' "$res" | cut -c1-60)"
 		done
-	done
+	done < <(cut -f1 "$res" | sort -uV)
 	if [ $write = 1 ]; then
 		{
 			printf '# drift-expect.table - what lib/retarget.sh does per branch, drift class\n'
