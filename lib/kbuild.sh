@@ -76,7 +76,9 @@ kb_tree_arch() {
 		fi
 	fi
 	vals=$(for f in "$tree"/build.config.*; do
-		[ -f "$f" ] && kb_config_values "$f" | sed -n 's/^ARCH=//p' | while read -r a; do kb_norm_arch "$a"; done
+		if [ -f "$f" ]; then
+			kb_config_values "$f" | sed -n 's/^ARCH=//p' | while read -r a; do kb_norm_arch "$a"; done
+		fi
 	done | sort -u)
 	case $(wc -w <<< "$vals") in
 	0) ;;

@@ -235,7 +235,7 @@ patch_rejects() {
 kit_touched_files() {
 	local p
 	for p in "$DATA_DIR"/patches/*.patch "$DATA_DIR"/backports/*/*.patch; do
-		[ -f "$p" ] && patch_files "$p"
+		if [ -f "$p" ]; then patch_files "$p"; fi
 	done | sort -u
 }
 

@@ -142,7 +142,7 @@ test_relative_and_empty_kdir() {
 	# KDIR= relative to the directory make runs in, not the kit's
 	( cd "$T/hostile-rel" && MMBK_DATA=$T/kit env -u HOME -u XDG_CACHE_HOME -u MMBK_CACHE \
 		make -s -C "$KIT_DIR" status KDIR=linux ) > "$T/rel.out" 2>&1 && rc=0 || rc=$?
-	[ "$rc" -eq 2 ] || fail "make -C kit status KDIR=linux from the tree's parent: exit $rc" "$(cat "$T/rel.out")"
+	[ "$rc" -eq 0 ] || fail "make -C kit status KDIR=linux from the tree's parent: exit $rc (not applied: a success for make)" "$(cat "$T/rel.out")"
 	grep -q 'not applied' "$T/rel.out" || fail "the relative KDIR= was not the caller's" "$(cat "$T/rel.out")"
 	synth_make status KDIR=
 	expect_make_error 'KDIR= is empty; set KDIR= to a kernel source tree'
