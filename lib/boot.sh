@@ -73,7 +73,10 @@ boot_run() (
 			src_variant=unpatched
 		fi
 		obj=$(build_dir "$branch" "$src_variant" "$profile")
-		[ -n "$judge_log" ] || src=$(worktree "$branch" "$src_variant")
+		if [ -z "$judge_log" ]; then
+			[ "$src_variant" != unpatched ] || pristine_verify "$branch"
+			src=$(worktree "$branch" "$src_variant")
+		fi
 	fi
 	if [ -n "$judge_log" ]; then
 		[ -f "$judge_log" ] || usage_error "--judge $judge_log does not exist; give a kept serial log (out/boot/*.log)"

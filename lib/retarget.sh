@@ -142,17 +142,30 @@ rt_objects() {
 	done | sort -u
 }
 
+# rt_build_root -> the compile area of TREE's version and the build
+# target in the cache: linux/ (the compile copy) and build/ (O=), one
+# source path per area so that the build dir's dependency files stay true
+rt_build_root() {
+	printf '%s/work/retarget-build/%s%s\n' "$CACHE_DIR" "$RT_TREE_VERSION" "${KB_TAG:-}"
+}
+
 # rt_build_copy -> the compile copy of this call: a hard-link copy of TREE
-# as it is now (made once per call, so it is the tree's current content
-# whatever happened at its path before), without the kit's state, VCS
-# data or an in-tree configuration; its build dir is in the cache
+# as it is now, made afresh once per call (so it is the tree's current
+# content whatever happened at its path or in the area before), without
+# the kit's state, VCS data or an in-tree configuration; the area is
+# locked for the rest of the call (retarget_run makes it before the first
+# patch)
 rt_build_copy() {
-	local copy=$RT_DEST/work/build-src
-	if [ ! -f "$copy/Makefile" ]; then
-		progress "retarget: compile copy of $RT_TREE (hard links)"
-		link_copy "$RT_TREE" "$copy" clean
+	local root
+	root=$(rt_build_root)
+	mkdir -p "$root"
+	exec {RT_LOCK}>"$root/.lock"
+	if ! flock -n "$RT_LOCK"; then
+		progress "retarget: $root is in use by another re-targeting; waiting"
+		flock "$RT_LOCK"
 	fi
-	printf '%s\n' "$copy"
+	progress "retarget: compile copy of $RT_TREE (hard links)"
+	link_copy "$RT_TREE" "$root/linux" clean
 }
 
 # rt_lay DIR COPY: the files of DIR (a state of the touched files) replace
@@ -195,8 +208,8 @@ rt_compile_check() {
 	shift
 	objs=$(rt_objects "$@")
 	[ -n "$objs" ] || return 0
-	copy=$(rt_build_copy) || return 1
-	obj=$CACHE_DIR/work/retarget-build/$(path_key "$RT_TREE")${KB_TAG:-}
+	copy=$(rt_build_root)/linux
+	obj=$(rt_build_root)/build
 	log=$RT_DEST/work/compile-$name
 	# without the change: every patch before it in this call, not this one
 	rt_lay "$RG_TMP/tree" "$copy"
@@ -416,9 +429,13 @@ retarget_run() (
 	branch=${1:-}
 	[ $# -eq 0 ] || shift
 	[ -z "$branch" ] || require_branch "$branch"
-	[ "$RT_COMPILE" = 0 ] || kb_target "$arch" "$llvm" "$kconfig" "$RT_TREE"
 	RT_TREE_NAME=$(tree_name "$RT_TREE")
 	RT_TREE_VERSION=$(kernel_version "$RT_TREE")
+	if [ "$RT_COMPILE" = 1 ]; then
+		kb_target "$arch" "$llvm" "$kconfig" "$RT_TREE"
+		progress "retarget: the compile verification is for $(kb_describe) (ARCH from $KB_ARCH_FROM)"
+		rt_build_copy
+	fi
 	RT_DEST=${RT_DEST:-$OUT_DIR/$RT_TREE_NAME}
 	RT_LIST=()
 	if [ $# -gt 0 ]; then

@@ -169,9 +169,12 @@ pristine_ok() {
 }
 
 # pristine_verify BRANCH: the pristine tree's content is checked against
-# its sums once per command (a command that makes many copies, make
-# matrix, verifies each branch once before its steps; the steps run in
-# subshells that inherit the result)
+# its sums, once per command, where a tree is used for a build that is
+# judged (make tree, check, boot, the kit's patched copies): a byte
+# changed with the same size and mtime is caught there.  A command that
+# makes many copies (make matrix) verifies each branch once before its
+# steps; the steps run in subshells that inherit the result.  The cost:
+# one read of the tree (tests/unit/t-safety.sh prints it).
 declare -gA PRISTINE_VERIFIED=()
 pristine_verify() {
 	[ -z "${PRISTINE_VERIFIED[$1]:-}" ] || return 0
@@ -184,16 +187,17 @@ pristine_verify() {
 }
 
 # scratch_copy BRANCH DEST: fresh hard-link copy of the pristine tree
-# (checked against its manifest and content sums first, extracted again if
-# it was changed).  Every file the kit may change is a private writable
-# copy; every other file shares a read-only inode with the cache.
+# (checked against its manifest first -- and against its content sums
+# where pristine_verify ran before --, extracted again if it was changed).
+# Every file the kit may change is a private writable copy; every other
+# file shares a read-only inode with the cache.
 scratch_copy() {
 	local src dest=$2
 	src=$(pristine_dir "$1")
 	[ -d "$src" ] || die "no cached tree for $1; run 'make tree BRANCH=$1' first"
 	if [ -n "${PRISTINE_VERIFIED[$1]:-}" ]; then
 		pristine_ok "$1" || { unset "PRISTINE_VERIFIED[$1]"; pristine_verify "$1"; }
-	elif ! pristine_ok "$1" content; then
+	elif ! pristine_ok "$1"; then
 		warn "the cached $1 tree was changed in place; extracting it again"
 		kit_use fetch
 		( fetch_tree "$1" refresh ) >/dev/null

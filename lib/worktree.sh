@@ -56,6 +56,8 @@ worktree_patched() {
 	fi
 	progress "worktree: $branch $kind copy (series $s)"
 	rm -f "$dir.stamp"
+	# the kit's copies are built and judged: the cache's content first
+	pristine_verify "$branch"
 	scratch_copy "$branch" "$dir"
 	kit_try apply_run apply "$dir" "$branch" --topics "$topics" --strict --profile "$profile" \
 		--records "$dir.records" >&2
