@@ -234,6 +234,17 @@ apply_push_topic() {
 	return 1
 }
 
+# apply_io_fix -> what to do about the I/O error in $APPLY_RUN/io.err
+apply_io_fix() {
+	case $(head -n1 "$APPLY_RUN/io.err") in
+	*"no space left"*|*"No space left"*|*"Disk quota"*) echo "free some space and rerun" ;;
+	*"Read-only file system"*) echo "mount the tree read-write and rerun" ;;
+	*"Operation not permitted"*) echo "clear the immutable attribute (lsattr, chattr -i) and rerun" ;;
+	*"Permission denied"*) echo "make the tree writable by you (its owner: $(stat -c %U "$TREE")) and rerun" ;;
+	*) echo "fix that and rerun" ;;
+	esac
+}
+
 # apply_failed_patch PATCH... -> the patch quilt failed on (from push.log)
 apply_failed_patch() {
 	local name
@@ -479,7 +490,7 @@ apply_do_apply() {
 			1) failed=$((failed + 1)) ;;
 			*)	restore_originals || apply_fail "$(head -n1 "$APPLY_RUN/io.err") while applying $topic, and the roll-back failed too; rerun make apply or make unapply to finish it"
 				trap - INT TERM HUP
-				apply_fail "$(head -n1 "$APPLY_RUN/io.err") while applying $topic; the tree is unchanged; fix that and rerun" ;;
+				apply_fail "$(head -n1 "$APPLY_RUN/io.err") while applying $topic; the tree is unchanged; $(apply_io_fix)" ;;
 			esac
 		fi
 		if [ $failed -gt 0 ] && [ "$STRICT" = 1 ]; then
@@ -620,9 +631,9 @@ apply_run() (
 		APPLY_RECOVERED=$(state_recover 2> "$APPLY_RUN/io.err") ||
 			apply_fail "could not recover $TREE from $STATE ($(head -n1 "$APPLY_RUN/io.err")); see the files left there"
 		case $APPLY_RECOVERED in
-		unapply) apply_say "$prog: $TREE: an earlier unapply was interrupted; finished it" ;;
-		apply) apply_say "$prog: $TREE: an earlier apply was interrupted; restored the tree from the kit's journal" ;;
-		drop) apply_say "$prog: $TREE: an earlier command was interrupted while it removed the kit's state; finished it" ;;
+		unapply) apply_say "$prog: $TREE: an earlier unapply was interrupted; finishing it" ;;
+		apply) apply_say "$prog: $TREE: an earlier apply was interrupted; restoring the tree from the kit's journal" ;;
+		drop) apply_say "$prog: $TREE: an earlier command was interrupted while it removed the kit's state; finishing it" ;;
 		esac
 	fi
 	if [ "$cmd" != unapply ] && ! tree_is_branch "$TREE"; then

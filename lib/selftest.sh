@@ -25,7 +25,7 @@ selftest_stage() {
 }
 
 selftest_run() (
-	local fast=0 full=0 boot=1 b passed failed skipped margs=() uargs=() f files=()
+	local fast=0 full=0 boot=1 b passed failed skipped margs=() uargs=() f files=() unit_pid
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--fast) fast=1; shift ;;
@@ -52,12 +52,22 @@ selftest_run() (
 	if [ $fast = 0 ]; then
 		uargs=(--tier tree --records "$ST_DIR/unit.tsv")
 		[ $full = 0 ] || uargs+=(--full)
-		selftest_stage unit "$ST_DIR/unit.tsv" "$KIT_DIR/tests/unit/run.sh" "${uargs[@]}"
+		# the unit tests and the matrix run side by side: the unit tests
+		# are mostly one process at a time (quilt, spatch, the shell),
+		# the matrix's kernel builds use every CPU and its boots one, so
+		# together they take much less than one after the other (their
+		# out/ and cache paths are apart: the unit tests' trees have
+		# names of their own; shared cache areas are locked)
+		selftest_stage unit "$ST_DIR/unit.tsv" "$KIT_DIR/tests/unit/run.sh" "${uargs[@]}" &
+		unit_pid=$!
 		progress "test: matrix on $SUPPORTED_BRANCHES ($([ $full = 1 ] && echo 'every baseline and target' || echo 'the kernels of tables/boot-baselines.table'))"
 		[ $boot = 0 ] || margs+=(--boot)
 		[ $full = 0 ] || margs+=(--full)
 		kit_use matrix
 		matrix_run "${margs[@]}" > "$ST_DIR/matrix.log" 2>&1 || true
+		progress "test: matrix done; waiting for the unit tests"
+		# the unit stage records its own failures (a crash is one)
+		wait "$unit_pid" || true
 		grep -v '^\[' "$ST_DIR/matrix.log" || true
 		files+=("$ST_DIR/unit.tsv")
 		for f in "$OUT_DIR"/results/*-*.tsv; do

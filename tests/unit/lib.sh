@@ -51,6 +51,14 @@ fresh() {
 	printf '%s\n' "$dir"
 }
 
+# applied_ref BRANCH -> a mini tree of BRANCH with the whole series applied
+applied_ref() {
+	local d
+	d=$(mini "$1" "ref-$1")
+	"$KIT_DIR/bin/apply" --kdir "$d" >/dev/null 2>&1 || fail "reference apply on $1 failed"
+	printf '%s\n' "$d"
+}
+
 # probed_files -> the files the kit's code-based decisions read
 # (tables/plan.table, tables/detect.table)
 probed_files() {

@@ -4,8 +4,8 @@
 
 
 test_no_tree_given() {
-	run_kit "$KIT_DIR/bin/apply" --kdir --kdir ""
-	expect_one_line_error 'no tree given; set KDIR='
+	run_kit "$KIT_DIR/bin/apply" --kdir ""
+	expect_one_line_error 'KDIR= is empty; set KDIR= to a kernel source tree'
 }
 
 test_missing_kdir() {

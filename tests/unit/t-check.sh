@@ -46,8 +46,8 @@ test_check_through_a_path_with_a_blank() {
 	expect_rc 0 "make check of a tree whose path holds a blank"
 	! grep -q 'does not build with the series' <<< "$OUT" || fail "the series was blamed" "$OUT"
 	expect_out '^ok [0-9]+ w1 mm/khugepaged.o$' "khugepaged.o built and checked"
-	[ -f "$OUT_DIR/check/linux/junit.xml" ] || fail "no out/check/linux/junit.xml"
-	run_kit xmllint --noout --schema "$KIT_DIR/tests/junit/junit-10.xsd" "$OUT_DIR/check/linux/junit.xml"
+	[ -f "$OUT_DIR/check/with_blank-linux/junit.xml" ] || fail "no out/check/with_blank-linux/junit.xml (the name of a tree called linux is its parent's, blanks as _)"
+	run_kit xmllint --noout --schema "$KIT_DIR/tests/junit/junit-10.xsd" "$OUT_DIR/check/with_blank-linux/junit.xml"
 	expect_rc 0 "the check's JUnit against the schema"
 }
 

@@ -68,7 +68,7 @@ test_unknown_when_code_missing() {
 
 # detected_all TREE -> "NNNN verdict" for every patch
 detected_all() {
-	"$DETECT" "$1" | awk '{ print substr($1, 1, 4), $2 }' | paste -sd' '
+	in_kit plan detect_tree "$1" | awk -F'\t' '{ print substr($1, 1, 4), $2 }' | paste -sd' '
 }
 
 # the mmap_lock series (0004-0008) on the unpatched trees: absent, except

@@ -108,7 +108,7 @@ test_unapply_killed_at_every_point() {
 			force)	kp_run unapply --force "$d"; expect_rc 0 "unapply FORCE=1 after a kill at $p" ;;
 			apply)	kp_run apply --topics alpha,beta "$d"
 				expect_rc 0 "apply after unapply killed at $p"
-				expect_out 'an earlier (unapply|command) was interrupted.*; finished it' "apply finishes the unapply first"
+				expect_out 'an earlier (unapply|command) was interrupted.*; finishing it' "apply finishes the unapply first"
 				kp_run unapply "$d"
 				expect_rc 0 "unapply after the apply" ;;
 			esac

@@ -5,15 +5,6 @@
 # contradicting KDIR/BRANCH.  Every case ends with the tree intact (hashed:
 # content, type, mode, symlink target) and one clear line.
 
-
-# applied_ref BRANCH -> a mini tree of BRANCH with the whole series applied
-applied_ref() {
-	local d
-	d=$(mini "$1" "ref-$1")
-	"$KIT_DIR/bin/apply" --kdir "$d" >/dev/null 2>&1 || fail "reference apply on $1 failed"
-	printf '%s\n' "$d"
-}
-
 # same_files A B: every file the kit touches is the same in both trees
 same_files() {
 	local f

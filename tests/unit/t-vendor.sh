@@ -139,7 +139,7 @@ vendor_case() {
 	in_kit plan detect_tree "$d" | grep -F -f <(series_patches "$(series_file "$b")") |
 		awk '$2 != "present" { print; bad = 1 } END { exit bad }' ||
 		fail "detect_tree does not find every change of the series after the re-targeted apply"
-	clean=$(in_kit worktree worktree "$b" patched 2>/dev/null)	# the clean apply
+	clean=$(applied_ref "$b")	# the clean apply
 	for f in mm/khugepaged.c mm/ksm.c; do
 		same_change "$(pristine_dir "$b")" "$orig" "$clean" "$d" "$f"
 	done
@@ -170,7 +170,7 @@ test_drifted_rwsem_lands() {
 	expect_rc 0 "apply with a drifted rwsem.c"
 	printf '%s\n' "$OUT" | grep -qE '^0006-[^ ]+ +(re-targeted from cocci|re-anchored) \(out/vendor-rwsem/0006-' ||
 		fail "0006 not re-targeted" "$OUT"
-	clean=$(in_kit worktree worktree 6.12 patched 2>/dev/null)
+	clean=$(applied_ref 6.12)
 	f=kernel/locking/rwsem.c
 	cmp -s <(grep -v 'trace_android_vh_rwsem_read_wait_start' "$d/$f") <(grep -v 'trace_android_vh_rwsem_read_wait_start' "$clean/$f") ||
 		fail "$f: the re-targeted result is not the clean one plus the hook:" \
