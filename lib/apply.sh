@@ -216,6 +216,8 @@ apply_push_topic() {
 	if ! save_originals $files 2> "$APPLY_RUN/io.err" || ! state_snapshot $files 2>> "$APPLY_RUN/io.err" ||
 	   ! state_add_patches "$src" "$@" 2>> "$APPLY_RUN/io.err"; then
 		state_rollback_topic "$@" 2>> "$APPLY_RUN/io.err" || return 3
+		! grep -q 'No space left on device' "$APPLY_RUN/io.err" ||
+			echo "no space left on the file system of $TREE" > "$APPLY_RUN/io.err"
 		return 2
 	fi
 	if state_quilt push -a --fuzz=0 > "$APPLY_RUN/push.log" 2>&1; then
