@@ -179,16 +179,7 @@ abi_run() (
 	ABI_KDIR=0
 	SRC=$1 ABI_BRANCH=$2 NAME=$3
 	shift 3
-	while [ $# -gt 0 ]; do
-		[ $# -ge 2 ] || usage_error "abi: $1 needs a value"
-		case $1 in
-		--profile) profile=$2 ;;
-		--topics) topics=$2 ;;
-		--kdir) ABI_KDIR=$2 ;;
-		*) usage_error "abi: unknown argument '$1'" ;;
-		esac
-		shift 2
-	done
+	kit_options abi "--profile=profile --topics=topics --kdir=ABI_KDIR" "$@"
 	case $profile in
 	default|kabi) profiles=$profile ;;
 	both) profiles="default kabi" ;;

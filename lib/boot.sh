@@ -28,30 +28,10 @@ boot_run() (
 	local branch='' kdir='' variant=patched profile=test suite='' modules=kit build=1 build_only=0
 	local expect=1 append='' timeout=240 test_timeout=150 mem=1024M judge_log='' out=$OUT_DIR
 	local src obj tag dir log t0 build_s boot_s list mods=() rc=0 src_variant
-	while [ $# -gt 0 ]; do
-		case $1 in
-		--no-build) build=0; shift; continue ;;
-		--build-only) build_only=1; shift; continue ;;
-		--no-expect) expect=0; shift; continue ;;
-		esac
-		[ $# -ge 2 ] || usage_error "boot: $1 needs a value"
-		case $1 in
-		--branch) branch=$2 ;;
-		--kdir) kdir=$2 ;;
-		--variant) variant=$2 ;;
-		--profile) profile=$2 ;;
-		--append) append=$2 ;;
-		--suite-dir) suite=$2 ;;
-		--modules) modules=$2 ;;
-		--timeout) timeout=$2 ;;
-		--test-timeout) test_timeout=$2 ;;
-		--mem) mem=$2 ;;
-		--judge) judge_log=$2 ;;
-		--out) out=$2 ;;
-		*) usage_error "boot: unknown argument '$1'" ;;
-		esac
-		shift 2
-	done
+	kit_options boot "--no-build!build=0 --build-only!build_only=1 --no-expect!expect=0
+		--branch=branch --kdir=kdir --variant=variant --profile=profile --append=append
+		--suite-dir=suite --modules=modules --timeout=timeout --test-timeout=test_timeout
+		--mem=mem --judge=judge_log --out=out" "$@"
 	[ "$build_only" = 0 ] || [ "$build" = 1 ] || usage_error "--build-only and --no-build exclude each other"
 	case $variant in
 	patched|patched-kabi|unpatched|without-?*) ;;

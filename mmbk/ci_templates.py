@@ -13,6 +13,17 @@ import os
 
 from mmbk import EXIT_FAILED, ArgumentParser, Error, tables
 
+# the steps every GitHub job starts with: a bare Debian container, the
+# checkout, the kit's deps and its cache (each job's key follows)
+GITHUB_SETUP = '''      - name: bootstrap
+        run: apt-get update && apt-get install -y --no-install-recommends make git ca-certificates
+      - uses: actions/checkout@v4
+      - name: deps
+        run: bin/deps
+      - uses: actions/cache@v4
+        with:
+          path: ~/.cache/mm-backport-kit'''
+
 GITHUB = '''# SPDX-License-Identifier: GPL-2.0
 # mm-backport-kit on GitHub Actions (example; copy to .github/workflows/).
 # One job per branch runs "make matrix" in parallel (tree, apply, check);
@@ -32,14 +43,7 @@ jobs:
     runs-on: ubuntu-latest
     container: debian:bookworm  # the kit targets Debian 12; as root it installs its deps
     steps:
-      - name: bootstrap
-        run: apt-get update && apt-get install -y --no-install-recommends make git ca-certificates
-      - uses: actions/checkout@v4
-      - name: deps
-        run: bin/deps
-      - uses: actions/cache@v4
-        with:
-          path: ~/.cache/mm-backport-kit
+@SETUP@
           key: mmbk-lint-${{ hashFiles('lib/fetch.sh', 'lib/apt.sh') }}
       - name: checkpatch tree
         run: make tree BRANCH=@MAINLINE@
@@ -57,14 +61,7 @@ jobs:
       matrix:
         branch: @BRANCHES@
     steps:
-      - name: bootstrap
-        run: apt-get update && apt-get install -y --no-install-recommends make git ca-certificates
-      - uses: actions/checkout@v4
-      - name: deps
-        run: bin/deps
-      - uses: actions/cache@v4
-        with:
-          path: ~/.cache/mm-backport-kit
+@SETUP@
           key: mmbk-${{ matrix.branch }}-${{ hashFiles('backports/**', 'configs/**', 'tables/**', 'lib/**', 'bin/**', 'mmbk/**') }}
           restore-keys: |
             mmbk-${{ matrix.branch }}-
@@ -181,7 +178,7 @@ def render(text, indent, marker):
 
 def templates():
     """{file name: content} of the CI templates."""
-    return {'github-actions.yml': render(GITHUB, '    ', '@TARBALLS_GHA@'),
+    return {'github-actions.yml': render(GITHUB.replace('@SETUP@', GITHUB_SETUP), '    ', '@TARBALLS_GHA@'),
             'gitlab-ci.yml': render(GITLAB, '', '@TARBALLS_GL@')}
 
 

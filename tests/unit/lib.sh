@@ -51,6 +51,26 @@ fresh() {
 	printf '%s\n' "$dir"
 }
 
+# by_hand BRANCH NAME -> a fresh tree of BRANCH with the branch series
+# applied by patch(1), as a user who took the patches by hand has it (no
+# kit state)
+by_hand() {
+	local d name
+	d=$(fresh "$1" "$2")
+	for name in $(series_patches "$(series_file "$1")"); do
+		patch -d "$d" -p1 -F0 -s < "$KIT_DIR/backports/$1/$name" || fail "patch $name by hand"
+	done
+	printf '%s\n' "$d"
+}
+
+# unapply_to TREE SUM WHAT: make unapply of TREE succeeds and leaves it
+# as SUM (tree_sum) again
+unapply_to() {
+	run_kit "$KIT_DIR/bin/unapply" --kdir "$1"
+	expect_rc 0 "unapply: $3"
+	expect_sum "$1" "$2" "$3"
+}
+
 # applied_ref BRANCH -> a mini tree of BRANCH with the whole series applied
 applied_ref() {
 	local d

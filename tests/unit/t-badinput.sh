@@ -66,9 +66,7 @@ test_dirty_tree_refused() {
 	expect_sum "$d" "$sum" "refused apply"
 	run_kit "$KIT_DIR/bin/apply" --force --kdir "$d"
 	expect_rc 0 "FORCE=1 apply"
-	run_kit "$KIT_DIR/bin/unapply" --kdir "$d"
-	expect_rc 0 "unapply"
-	expect_sum "$d" "$sum" "FORCE=1 apply + unapply"
+	unapply_to "$d" "$sum" "FORCE=1 apply + unapply"
 }
 
 test_dirty_git_tree_refused() {

@@ -40,11 +40,8 @@ test_reintroduced_code_is_noticed() {
 # a tree with the backports applied by hand (no quilt state) is recognised:
 # apply reports each as already upstream and does nothing
 test_hand_applied_tree_is_recognised() {
-	local d name
-	d=$(fresh 6.1 by-hand)
-	for name in $(series_patches "$(series_file 6.1)"); do
-		patch -d "$d" -p1 -F0 -s < "$KIT_DIR/backports/6.1/$name" || fail "patch $name"
-	done
+	local d p
+	d=$(by_hand 6.1 by-hand)
 	for p in 0001 0002 0003; do
 		[ "$(detected "$d" $p)" = present ] || fail "$p not recognised after a hand apply"
 	done
@@ -92,10 +89,7 @@ test_detect_mmap_lock_series_unpatched() {
 test_detect_mmap_lock_series_patched() {
 	local b d name
 	for b in $SUPPORTED_BRANCHES; do
-		d=$(fresh "$b" "detect-patched-$b")
-		for name in $(series_patches "$(series_file "$b")"); do
-			patch -d "$d" -p1 -F0 -s < "$KIT_DIR/backports/$b/$name" || fail "$b: patch $name"
-		done
+		d=$(by_hand "$b" "detect-patched-$b")
 		for name in $(series_patches "$(series_file "$b")"); do
 			[ "$(detected "$d" "${name%%-*}")" = present ] || fail "$b: ${name%%-*} not recognised after the series"
 		done
@@ -107,11 +101,8 @@ test_detect_mmap_lock_series_patched() {
 # that relock only in that form: a 6.1 iterator (curr_mm, with a
 # reference) retaking the lock with the plain call is not the change
 test_detect_unconverted_iterator_only_without_mm_reference() {
-	local d f
-	d=$(fresh 6.1 detect-iter-plain)
-	for f in $(series_patches "$(series_file 6.1)"); do
-		patch -d "$d" -p1 -F0 -s < "$KIT_DIR/backports/6.1/$f" || fail "patch $f"
-	done
+	local d
+	d=$(by_hand 6.1 detect-iter-plain)
 	[ "$(detected "$d" 0007)" = present ] || fail "6.1: 0007 not recognised after the series"
 	sed -i 's/mmap_read_lock_killable_nosteal(curr_mm)/mmap_read_lock_killable(curr_mm)/' "$d/kernel/bpf/task_iter.c"
 	grep -q 'mmap_read_lock_killable_nosteal' "$d/kernel/bpf/task_iter.c" &&
@@ -125,10 +116,7 @@ test_detect_unconverted_iterator_only_without_mm_reference() {
 # counter, the flag and the saved address) is recognised too
 test_detect_other_form_of_the_series() {
 	local d f
-	d=$(fresh 6.12 detect-other-form)
-	for f in $(series_patches "$(series_file 6.12)"); do
-		patch -d "$d" -p1 -F0 -s < "$KIT_DIR/backports/6.12/$f" || fail "patch $f"
-	done
+	d=$(by_hand 6.12 detect-other-form)
 	sed -i -e 's/khugepaged_scan_skip_vma/khugepaged_skip_vma/g' -e 's/khugepaged_scan_relock/khugepaged_yield_mmap_lock/g' \
 	    -e 's/\bnr_skipped\b/skipped/g' -e 's/\bcontended\b/trylock_failed/g' \
 	    -e 's/mm_slot->address\b/mm_slot->resume_addr/g' -e 's/next->address\b/next->resume_addr/g' \

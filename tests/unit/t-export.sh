@@ -101,11 +101,8 @@ test_bad_format() {
 # name in out/export/ (a stale mbox once stayed next to the error): a tree
 # with the whole series already in it (applied by hand) needs nothing
 test_refused_export_leaves_no_old_files() {
-	local d name
-	d=$(fresh 6.1 export-refused)
-	for name in $(series_patches "$(series_file 6.1)"); do
-		patch -d "$d" -p1 -F0 -s < "$KIT_DIR/backports/6.1/$name" || fail "patch $name by hand"
-	done
+	local d
+	d=$(by_hand 6.1 export-refused)
 	mkdir -p "$OUT_DIR/export/export-refused"
 	echo stale > "$OUT_DIR/export/export-refused.mbox"
 	echo stale > "$OUT_DIR/export/export-refused/0001-stale.patch"

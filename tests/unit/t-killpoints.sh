@@ -35,12 +35,18 @@ kp_clean() {
 	[ -z "$(find "$1" -maxdepth 1 -name '.mm-backport-kit*')" ] || fail "$3: kit state left in the tree"
 }
 
+# kp_setup TREE REF -> the sum of a new synthetic tree REF (for the
+# synthetic kit in $T/kit), copied to TREE
+kp_setup() {
+	synth_kit "$T/kit"
+	synth_tree "$2"
+	rm -rf "$1"; cp -a "$2" "$1"
+	tree_sum "$2"
+}
+
 test_apply_killed_at_every_point() {
 	local d=$T/kp-apply sum points p n=0 next
-	synth_kit "$T/kit"
-	synth_tree "$T/kp-ref"
-	sum=$(tree_sum "$T/kp-ref")
-	rm -rf "$d"; cp -a "$T/kp-ref" "$d"
+	sum=$(kp_setup "$d" "$T/kp-ref")
 	points=$(kp_points apply "$d")
 	kp_run unapply "$d"
 	for p in begin-apply save-original snapshot topic-done commit; do
@@ -81,10 +87,7 @@ test_apply_killed_at_every_point() {
 
 test_unapply_killed_at_every_point() {
 	local d=$T/kp-unapply sum points p n=0 next
-	synth_kit "$T/kit"
-	synth_tree "$T/kp-ref2"
-	sum=$(tree_sum "$T/kp-ref2")
-	rm -rf "$d"; cp -a "$T/kp-ref2" "$d"
+	sum=$(kp_setup "$d" "$T/kp-ref2")
 	kp_run apply --topics alpha,beta "$d"
 	expect_rc 0 "apply"
 	points=$(kp_points unapply "$d")

@@ -116,9 +116,7 @@ test_edit_then_unapply() {
 	run_kit "$KIT_DIR/bin/unapply" --kdir "$d"
 	expect_one_line_error "mm/ksm.c changed after the series was applied"
 	cp "$T/ksm.applied" "$d/mm/ksm.c"
-	run_kit "$KIT_DIR/bin/unapply" --kdir "$d"
-	expect_rc 0 "unapply with the edit undone"
-	expect_sum "$d" "$sum" "unapply after undoing the edit"
+	unapply_to "$d" "$sum" "unapply after undoing the edit"
 }
 
 # small_fs DIR KIB: a tmpfs of KIB KiB at DIR (skips the test where mounting
@@ -194,9 +192,7 @@ test_symlinked_touched_file() {
 	expect_out '^topic khugepaged-ro-collapse +applied' "the other topics"
 	expect_out 'partial: applied topics khugepaged-ro-collapse khugepaged-mmap-lock; failed: ksm-break-ksm' "last line"
 	[ -L "$d/mm/ksm.c" ] || fail "mm/ksm.c is no longer a symlink after the apply"
-	run_kit "$KIT_DIR/bin/unapply" --kdir "$d"
-	expect_rc 0 "unapply"
-	expect_sum "$d" "$sum" "apply + unapply with a symlink"
+	unapply_to "$d" "$sum" "apply + unapply with a symlink"
 	run_kit "$KIT_DIR/bin/apply" --strict --kdir "$d"
 	expect_rc 1 "strict apply"
 	grep -q "error: ksm-break-ksm: mm/ksm.c is a symbolic link.*; the tree is unchanged" <<< "$(tail -n1 <<< "$OUT")" ||
@@ -250,9 +246,7 @@ exec /bin/mv \"\$@\"")
 	[ -f "$d/.mm-backport-kit/txn" ] || fail "no unapply in progress after the kill: test is void"
 	run_kit "$KIT_DIR/bin/apply" --kdir "$d"
 	expect_out 'an earlier unapply was interrupted; finishing it' "recovery"
-	run_kit "$KIT_DIR/bin/unapply" --kdir "$d"
-	expect_rc 0 "unapply after the recovery apply"
-	expect_sum "$d" "$sum" "killed unapply, recovered"
+	unapply_to "$d" "$sum" "killed unapply, recovered"
 	[ -z "$(find "$d" -maxdepth 1 -name 'quilt*')" ] || fail "quilt temporary directory left"
 }
 
@@ -272,15 +266,23 @@ exec $(command -v quilt) \"\$@\"")
 	expect_sum "$d" "$sum" "apply interrupted by SIGINT"
 }
 
+# private_tree CACHE BRANCH: BRANCH's tree made in a cache of the test's
+# own, from the project's tarballs (PRIVATE_SRC: where they are); the test
+# is skipped without them
+private_tree() {
+	PRIVATE_SRC=${MMBK_TARBALLS:-$CACHE_DIR/tarballs}
+	[ -f "$PRIVATE_SRC/$(branch_field "$2" origin)" ] ||
+		skip "no $(branch_field "$2" origin) in $PRIVATE_SRC for a private cache (set MMBK_TARBALLS=)"
+	MMBK_CACHE=$1 MMBK_TARBALLS=$PRIVATE_SRC "$KIT_DIR/bin/tree" "$2" >/dev/null 2>&1 || fail "make tree $2 in $1"
+}
+
 # an in-place write through a scratch copy cannot silently change the
 # cache: shared inodes are read-only, and a changed cached tree is
 # noticed and extracted again before the next copy
 test_scratch_edit_vs_cache() {
 	local c=$T/cache-edit b=5.15 d shared src
-	src=${MMBK_TARBALLS:-$CACHE_DIR/tarballs}
-	[ -f "$src/$(branch_field $b origin)" ] ||
-		skip "no $(branch_field $b origin) in $src for a private cache (set MMBK_TARBALLS=)"
-	MMBK_CACHE=$c MMBK_TARBALLS=$src "$KIT_DIR/bin/tree" $b >/dev/null 2>&1 || fail "make tree $b in $c"
+	private_tree "$c" $b
+	src=$PRIVATE_SRC
 	d=$T/scratch-edit
 	MMBK_CACHE=$c bash -c ". '$KIT_DIR/lib/kit.sh'; kit_use trees; scratch_copy $b '$d'" || fail "scratch copy in $c"
 	shared=$(find "$d" -type f -links +1 -perm /222 | sed -n 1,3p)
@@ -345,10 +347,8 @@ test_clear_messages() {
 # check is printed (measured: tables of the cold CI run's note)
 test_seal_notices_truncation_and_same_size_edits() {
 	local c=$T/cache-seal b=5.15 src f t0
-	src=${MMBK_TARBALLS:-$CACHE_DIR/tarballs}
-	[ -f "$src/$(branch_field $b origin)" ] ||
-		skip "no $(branch_field $b origin) in $src for a private cache (set MMBK_TARBALLS=)"
-	MMBK_CACHE=$c MMBK_TARBALLS=$src "$KIT_DIR/bin/tree" $b >/dev/null 2>&1 || fail "make tree $b in $c"
+	private_tree "$c" $b
+	src=$PRIVATE_SRC
 	f=$c/trees/$b/linux/mm/ksm.c
 	# truncated (as a full disk or a killed writer leaves it)
 	chmod u+w "$f"

@@ -143,9 +143,7 @@ vendor_case() {
 	for f in mm/khugepaged.c mm/ksm.c; do
 		same_change "$(pristine_dir "$b")" "$orig" "$clean" "$d" "$f"
 	done
-	run_kit "$KIT_DIR/bin/unapply" --kdir "$d"
-	expect_rc 0 "unapply of the re-targeted series"
-	expect_sum "$d" "$sum" "re-targeted apply + unapply on $b"
+	unapply_to "$d" "$sum" "re-targeted apply + unapply on $b"
 }
 
 # 5.10 and 6.1 (0001-0003 re-targeted): t-vendor-all.sh (make test FULL=1)
@@ -221,9 +219,7 @@ test_between_branches_uses_older_series() {
 	expect_rc 0 "apply on a 6.4 tree"
 	expect_out '^topic ksm-break-ksm +applied: 6\.1$' "the 6.1 series (nearest code)"
 	[ "$(printf '%s\n' "$OUT" | grep -c ' applied$')" -eq 7 ] || fail "not 7 patches applied" "$OUT"
-	run_kit "$KIT_DIR/bin/unapply" --kdir "$d"
-	expect_rc 0 "unapply on a 6.4 tree"
-	expect_sum "$d" "$sum" "apply + unapply on 6.4"
+	unapply_to "$d" "$sum" "apply + unapply on 6.4"
 }
 
 # between branches but without the code the kit changes: unsupported
