@@ -236,7 +236,10 @@ fetch_tree() {
 	lock_tree "$(dirname "$dir")"
 	if [ -z "$refresh" ] && [ -f "$dir/Makefile" ] && [ -f "$(dirname "$dir")/source" ] &&
 	   ! fetch_overlay_missing "$branch"; then
-		if pristine_ok "$branch" content; then
+		# content checked once per command (an earlier fetch_tree or
+		# pristine_verify of this command did it): the manifest then
+		if { [ -n "${PRISTINE_VERIFIED[$branch]:-}" ] && pristine_ok "$branch"; } ||
+		   pristine_ok "$branch" content; then
 			# shellcheck disable=SC2034  # read by trees.sh scratch_copy
 			PRISTINE_VERIFIED["$branch"]=1
 			progress "tree: $branch already extracted ($(kernel_version "$dir"))"

@@ -51,6 +51,18 @@ fresh() {
 	printf '%s\n' "$dir"
 }
 
+# own_file FILE...: a file of a scratch tree gets its own inode before a
+# test writes it in place (`>>`): scratch copies share the inodes of every
+# file the kit does not touch with the cached pristine trees (link_copy),
+# and root's writes ignore their read-only mode
+own_file() {
+	local f
+	for f; do
+		{ cp -p "$f" "$f.own" && chmod u+w "$f.own" && mv -f "$f.own" "$f"; } ||
+			fail "test setup: a private copy of $f"
+	done
+}
+
 # by_hand BRANCH NAME -> a fresh tree of BRANCH with the branch series
 # applied by patch(1), as a user who took the patches by hand has it (no
 # kit state)

@@ -101,5 +101,26 @@ for entry in "${tests[@]}"; do
 	printf '[%s] unit %d/%d %s: %s\n' "$(date +%H:%M:%S)" "$n" "${#tests[@]}" "$name" \
 		"$(result_get "$RECORDS" case "$name" status)" >&2
 done
+# a test that writes in place through a scratch copy's shared inodes
+# changes the cached pristine tree, and with it every copy the matrix makes
+# beside the unit tests: one more result says so (tests/unit/lib.sh own_file)
+if [ "$tier" != fast ] && [ -n "$CACHE_DIR" ]; then
+	kit_use trees
+	changed=
+	for m in "$CACHE_DIR"/trees/*/linux.manifest; do
+		[ -f "$m" ] || continue
+		b=${m%/linux.manifest}; b=${b##*/}
+		# shared lock: never judged while the matrix extracts it again
+		( lock_tree "${m%/linux.manifest}" shared && pristine_ok "$b" ) || changed="$changed $b"
+	done
+	n=$((n + 1))
+	if [ -z "$changed" ]; then
+		result "$RECORDS" case unit unit cached_trees_unchanged pass - 0 "no test changed a cached pristine tree"
+	else
+		failed=$((failed + 1))
+		result "$RECORDS" case unit unit cached_trees_unchanged fail - 0 \
+			"a test wrote through a scratch copy into the cached tree of:$changed (give the file its own inode first: own_file)"
+	fi
+fi
 kit_py results ktap "$RECORDS" --title "unit tests ($tier tier) from ${dir#"$KIT_DIR"/}" --summary unit
 [ $failed -eq 0 ]

@@ -52,6 +52,7 @@ test_makefile_arch_is_the_trees() {
 test_kconfig_source_of_an_absent_file() {
 	local d sum
 	d=$(quirk_tree 6.1 quirk-kconfig)
+	own_file "$d/drivers/Kconfig"
 	printf '\nsource "drivers/vendor-absent/Kconfig"\n' >> "$d/drivers/Kconfig"
 	sum=$(tree_sum "$d")
 	quirk_apply "$d" --verify strict
@@ -66,6 +67,7 @@ test_kconfig_source_of_an_absent_file() {
 test_host_tool_that_does_not_build() {
 	local d
 	d=$(quirk_tree 5.10 quirk-objtool)
+	own_file "$d/tools/objtool/builtin-check.c"
 	printf '#error "vendor: objtool does not build here"\n' >> "$d/tools/objtool/builtin-check.c"
 	quirk_apply "$d"
 	expect_rc 0 "apply with an objtool that does not build"
