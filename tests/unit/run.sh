@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# run.sh [--tier fast|tree|all] [--full] [--dir DIR] [--records FILE] [FILTER]
+# run.sh [--tier fast|tree|all] [--full] [--dir DIR] [--records FILE]
+#        [--guard-cache] [FILTER]
 # - run the kit's unit tests: every test_* function of DIR/t-*.sh (default:
 # tests/unit), each in its own `bash -euo pipefail` process
 # (tests/unit/harness.sh), so that a failing command anywhere in a test
@@ -11,7 +12,9 @@
 # KTAP document on stdout is written from them by the kit's one KTAP writer:
 # diagnostics (the test's time; the last lines of a failed test) directly
 # before its result line.  A line per finished test goes to stderr.  Exit
-# code 4 from a test means SKIP (its last line says why).
+# code 4 from a test means SKIP (its last line says why).  The kit's own
+# tests (the default DIR, or --guard-cache) end with one more result: no
+# test changed a cached pristine tree.
 set -euo pipefail
 KIT_DIR=$(cd "$(dirname "$0")/../.." && pwd)
 export KIT_DIR
@@ -24,17 +27,20 @@ full=0
 dir=$KIT_DIR/tests/unit
 filter=
 records=
+guard=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tier) tier=${2:-}; shift 2 ;;
 	--full) full=1; shift ;;
 	--dir) dir=$(cd "${2:-}" && pwd); shift 2 ;;
 	--records) records=${2:-}; shift 2 ;;
-	-*) usage_error "usage: run.sh [--tier fast|tree|all] [--full] [--dir DIR] [--records FILE] [FILTER]" ;;
+	--guard-cache) guard=1; shift ;;
+	-*) usage_error "usage: run.sh [--tier fast|tree|all] [--full] [--dir DIR] [--records FILE] [--guard-cache] [FILTER]" ;;
 	*) filter=$1; shift ;;
 	esac
 done
 case $tier in fast|tree|all) ;; *) usage_error "unknown tier '$tier'; use fast, tree or all" ;; esac
+[ "$dir" != "$KIT_DIR/tests/unit" ] || guard=1
 
 # file_tier FILE -> fast|full|tree
 file_tier() {
@@ -104,7 +110,7 @@ done
 # a test that writes in place through a scratch copy's shared inodes
 # changes the cached pristine tree, and with it every copy the matrix makes
 # beside the unit tests: one more result says so (tests/unit/lib.sh own_file)
-if [ "$tier" != fast ] && [ -n "$CACHE_DIR" ]; then
+if [ $guard = 1 ] && [ "$tier" != fast ] && [ -n "$CACHE_DIR" ] && [ $n -gt 0 ]; then
 	kit_use trees
 	changed=
 	for m in "$CACHE_DIR"/trees/*/linux.manifest; do

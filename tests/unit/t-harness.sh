@@ -73,3 +73,20 @@ test_count_without_any_tree() {
 		fail "the records count $(kit_py results count "$T/notree.tsv"), expected 1 passed, 4 failed, 1 skipped"
 	grep -qx '# unit: 1 passed, 4 failed, 1 skipped' <<< "$out" || fail "wrong summary without a tree" "$out"
 }
+
+# the guard of the cached trees reports a test that wrote through a
+# scratch copy's shared inode into a cached pristine tree
+test_cache_write_through_reported() {
+	local c=$T/guard-cache d=$T/guard-suite rc=0 out
+	rm -rf "$c" "$d"
+	mkdir -p "$c/trees/9.9/linux" "$d"
+	printf 'VERSION = 9\n' > "$c/trees/9.9/linux/Makefile"
+	MMBK_CACHE=$c bash -c '. "$1/lib/kit.sh"; kit_use trees; seal_pristine 9.9' - "$KIT_DIR" ||
+		fail "test setup: seal of the fixture tree"
+	printf 'test_writes_through() {\n\tchmod u+w "%s"\n\techo junk >> "%s"\n}\n' "$c/trees/9.9/linux/Makefile" "$c/trees/9.9/linux/Makefile" > "$d/t-writer.sh"
+	out=$(MMBK_CACHE=$c "$KIT_DIR/tests/unit/run.sh" --dir "$d" --guard-cache 2>/dev/null) || rc=$?
+	[ $rc -eq 1 ] || fail "run.sh exit $rc after a write into a cached tree, expected 1" "$out"
+	grep -qx 'not ok 2 cached_trees_unchanged' <<< "$out" || fail "the write was not reported" "$out"
+	grep -q 'into the cached tree of: 9.9 ' <<< "$out" || fail "the changed tree is not named" "$out"
+	grep -qx 'ok 1 writer.writes_through' <<< "$out" || fail "the writing test itself passes" "$out"
+}
