@@ -618,6 +618,7 @@ apply_run() (
 	done
 	exec {APPLY_ERR}>&2
 	case $PROFILE in default|kabi) ;; *) usage_error "unknown profile '$PROFILE'; set PROFILE= to default or kabi" ;; esac
+	[ "$cmd" != apply ] || apply_check_target
 	APPLY_TOPICS=$(check_topics "${topics:-$(all_topics | paste -sd' ')}")
 	state_init "$TREE"
 	TREE_NAME=$(tree_name "$TREE")
@@ -652,6 +653,27 @@ apply_run() (
 	fi
 	return $rc
 )
+
+# apply_check_target: a build target given with the apply (ARCH=, LLVM=,
+# KCONFIG=, VERIFY=) is checked before the tree is touched, whether or not
+# a compile verification will need it: an unknown ARCH, a missing cross
+# compiler or clang, a KCONFIG that does not exist is bad input (exit 64)
+# shellcheck disable=SC2031  # TREE: apply_run's, which calls this
+apply_check_target() {
+	local arch='' llvm='' kconfig='' verify=default given=0 i
+	for ((i = 0; i < ${#APPLY_VERIFY_ARGS[@]}; i += 2)); do
+		case ${APPLY_VERIFY_ARGS[i]} in
+		--arch) arch=${APPLY_VERIFY_ARGS[i + 1]} given=1 ;;
+		--llvm) llvm=${APPLY_VERIFY_ARGS[i + 1]} given=1 ;;
+		--kconfig) kconfig=${APPLY_VERIFY_ARGS[i + 1]} given=1 ;;
+		--verify) verify=${APPLY_VERIFY_ARGS[i + 1]} ;;
+		esac
+	done
+	case $verify in default|strict) ;; *) usage_error "VERIFY=$verify: use VERIFY=strict or leave it out" ;; esac
+	[ $given = 1 ] || return 0
+	kit_use kbuild
+	( kb_target "$arch" "$llvm" "$kconfig" "$TREE" ) || exit $?
+}
 
 # apply_require_known_code: a tree between the supported branches is
 # supported only if the code the kit changes is there (detect_tree does not

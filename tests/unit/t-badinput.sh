@@ -112,3 +112,37 @@ test_boot_build_only_with_no_build() {
 	run_kit "$KIT_DIR/bin/boot" --branch 6.12 --build-only --no-build
 	expect_one_line_error -- '--build-only and --no-build exclude each other'
 }
+
+# the build target of an apply (ARCH=, LLVM=, KCONFIG=, VERIFY=) is bad
+# input when it cannot be built, whether or not a compile will be needed
+# (the patches of 6.1 apply as they are): one line, exit 64, the tree as
+# it was; make check says the same
+test_unbuildable_target() {
+	local d sum bin f
+	d=$(mini 6.1 bad-target)
+	sum=$(tree_sum "$d")
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d" --arch sparc
+	expect_rc 64 "apply ARCH=sparc"
+	expect_one_line_error 'unknown ARCH=sparc; use ARCH=x86_64 or ARCH=arm64'
+	expect_sum "$d" "$sum" "apply ARCH=sparc"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d" --kconfig no_such_defconfig
+	expect_one_line_error 'KCONFIG=no_such_defconfig is neither a file nor a defconfig of .*/arch/x86/configs/; give a .config file or a defconfig name'
+	expect_sum "$d" "$sum" "apply KCONFIG=no_such_defconfig"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d" --llvm 2
+	expect_one_line_error 'LLVM=2: use LLVM=1'
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d" --verify lax
+	expect_one_line_error 'VERIFY=lax: use VERIFY=strict or leave it out'
+	# a PATH without the arm64 cross compiler
+	bin=$T/nocross-bin
+	mkdir -p "$bin"
+	for f in /usr/local/bin/* /usr/bin/* /bin/*; do
+		case ${f##*/} in aarch64-linux-gnu-*) continue ;; esac
+		[ -e "$bin/${f##*/}" ] || ln -s "$f" "$bin/${f##*/}"
+	done
+	PATH=$bin run_kit "$KIT_DIR/bin/apply" --kdir "$d" --arch arm64
+	expect_one_line_error 'ARCH=arm64 needs the cross compiler aarch64-linux-gnu-gcc; install gcc-aarch64-linux-gnu'
+	expect_sum "$d" "$sum" "apply ARCH=arm64 without a cross compiler"
+	run_kit make -s -C "$KIT_DIR" check KDIR="$d" ARCH=sparc
+	expect_make_error 'unknown ARCH=sparc; use ARCH=x86_64 or ARCH=arm64'
+	[ -z "$(find "$d" -maxdepth 1 -name '.mm-backport-kit*')" ] || fail "kit state left in the tree"
+}
