@@ -42,18 +42,35 @@ check_normalise() {
 
 # check_build SRC OBJDIR OBJECT LOG: compile OBJECT with W=1 and sparse
 # (C=1 checks what is compiled; the object is removed first so it is).
-# LOG.w1 gets the compiler's output, LOG.sparse sparse's, LOG.rc the status.
+# LOG.all gets make's output, LOG.rc the status, LOG.w1 and LOG.sparse
+# OBJECT's own sections of it (check_split)
 check_build() {
 	local src=$1 obj=$2 o=$3 log=$4 rc=0
 	kb_objects "$src" "$obj" test "$log.all" W=1 C=1 CHECK="$CK_SPARSE" "$o" || rc=$?
 	echo "$rc" > "$log.rc"
-	# kbuild runs the compiler, then the checker: split at the CHECK line
-	awk -v w1="$log.w1" -v sp="$log.sparse" '
-		/^  CHECK / { out = sp; next }
-		/^  (CC|AS|LD|AR) / { out = w1 }
-		{ print > (out ? out : w1) }
-	' "$log.all"
-	touch "$log.w1" "$log.sparse"
+	check_split "$log.all" "$o" "$log"
+}
+
+# check_split MAKELOG OBJECT LOG: the compiler's output for OBJECT to
+# LOG.w1, sparse's to LOG.sparse.  kbuild prints "  CC      OBJECT" before
+# the compiler's output and "  CHECK   SOURCE" before the checker's; what
+# it builds before OBJECT (the prepare stage: arm64's vDSO, host tools) is
+# other objects' output, and with -j its lines interleave, so a section
+# ends at the next kbuild line of any kind
+check_split() {
+	awk -v w1="$3.w1" -v sp="$3.sparse" -v o="$2" -v c="${2%.o}.c" '
+		function is(path, rel) {	# path is rel, or ends in /rel
+			return path == rel || substr(path, length(path) - length(rel)) == "/" rel
+		}
+		/^  [A-Z]+( \[M\])? +[^ ]+$/ {
+			out = ""
+			if ($1 == "CHECK" && is($NF, c)) out = sp
+			else if ($1 == "CC" && is($NF, o)) out = w1
+			next
+		}
+		out != "" { print > out }
+	' "$1"
+	touch "$3.w1" "$3.sparse"
 }
 
 # check_object OBJECT: build it with and without the series, compare
