@@ -29,7 +29,7 @@
 # tables/abi-expect.table or is "breaking" in the kABI profile.
 kit_use tables trees kbuild guest apply results
 
-# fresh_source: WORK/linux becomes a new copy of the tree
+# abi_fresh_source: WORK/linux becomes a new copy of the tree
 abi_fresh_source() {
 	if [ "$ABI_KDIR" = 0 ]; then
 		scratch_copy "$ABI_BRANCH" "$WORK/linux"
@@ -55,7 +55,7 @@ abi_input_key() {
 	} | sha256sum | cut -c1-16
 }
 
-# sync_mtimes: a kit-touched file keeps the mtime of the last build when its
+# abi_sync_mtimes: a kit-touched file keeps the mtime of the last build when its
 # content is the same, else it gets a new one (make then rebuilds it)
 abi_sync_mtimes() {
 	local f sum old_sum old_time
@@ -72,7 +72,7 @@ abi_sync_mtimes() {
 	done < <(kit_touched_files)
 }
 
-# record_mtimes: what the last build saw
+# abi_record_mtimes: what the last build saw
 abi_record_mtimes() {
 	local f
 	while read -r f; do
@@ -109,9 +109,9 @@ abi_build_stage() {
 	progress "abi: $label: building the interface kernel ($key)"
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	sync_mtimes
+	abi_sync_mtimes
 	kbuild "$WORK/linux" "$obj" abi "${KB_IMAGE##*/}" modules >&2
-	record_mtimes
+	abi_record_mtimes
 	[ -f "$obj/Module.symvers" ] || die "the build wrote no $obj/Module.symvers (is CONFIG_MODVERSIONS on?)"
 	cp "$obj/Module.symvers" "$dir/Module.symvers"
 	progress "abi: $label: abidw vmlinux"
@@ -129,7 +129,7 @@ abi_build_stage() {
 # WORK/applied.topics
 abi_stage() {
 	local profile=$1 topics=$2 rc=0 t
-	fresh_source
+	abi_fresh_source
 	: > "$WORK/applied"
 	if [ -n "$topics" ]; then
 		kit_try apply_run apply "$WORK/linux" "$ABI_BRANCH" --topics "$topics" --profile "$profile" \

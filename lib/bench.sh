@@ -208,7 +208,8 @@ bench_run() (
 		return 0
 	fi
 	for b in "$NEWEST_BRANCH" "$@"; do
-		( fetch_tree "$b" ) > /dev/null || die "no source tree for $b (make tree failed; see above)"
+		kit_try fetch_tree "$b" > /dev/null
+		[ "$KIT_RC" = 0 ] || die "no source tree for $b (make tree failed; see above)"
 	done
 	guest_programs "$KIT_DIR/guest/bench" "$BENCH_BIN" > /dev/null
 	progress "bench: binaries: $(find "$BENCH_BIN" -maxdepth 1 -type f -printf '%f\n' | sort | paste -sd' ')"

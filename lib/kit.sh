@@ -113,10 +113,14 @@ path_key() {
 
 # kit_try CMD...: run CMD in a subshell with errexit in force and go on;
 # its status in KIT_RC.  (errexit is ignored inside anything whose status
-# is tested -- if, ||, && -- so a module's entry point whose status the
-# caller needs is run through this, never as "f || rc=$?".)
+# is tested -- if, ||, && , ! -- so a module's entry point whose status the
+# caller needs is run through this, never as "f || rc=$?".)  Where errexit
+# is ignored already, "set -e" cannot turn it on again: CMD would run on
+# past its failures and could end in 0, so kit_try refuses to run there.
 kit_try() {
-	local e=${-//[^e]/}
+	local e=${-//[^e]/} probe
+	probe=$(set +e; (set -e; false; echo ignored); true)
+	[ -z "$probe" ] || die "internal error: kit_try $1 runs where errexit is ignored (under if, ||, && or !); call its caller as a plain command, or through kit_try"
 	set +e
 	( set -e; "$@" )
 	KIT_RC=$?

@@ -67,7 +67,9 @@ selftest_run() (
 		[ $boot = 0 ] || margs+=(--boot)
 		[ $full = 0 ] || margs+=(--full)
 		kit_use matrix
-		matrix_run "${margs[@]}" > "$ST_DIR/matrix.log" 2>&1 || true
+		# its failures are in its records (counted below); through kit_try,
+		# not "|| true", so that errexit holds in every step
+		kit_try matrix_run "${margs[@]}" > "$ST_DIR/matrix.log" 2>&1
 		progress "test: matrix done; waiting for the unit tests"
 		# the unit stage records its own failures (a crash is one)
 		wait "$unit_pid" || true

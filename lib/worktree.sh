@@ -78,7 +78,8 @@ worktree() {
 		[ -f "$dir/Makefile" ] || die "no cached tree for $branch; run 'make tree BRANCH=$branch' first"
 		;;
 	patched|patched-kabi|without-*)
-		( worktree_patched "$branch" "$kind" "${3:-}" ) || exit
+		kit_try worktree_patched "$branch" "$kind" "${3:-}"
+		[ "$KIT_RC" = 0 ] || exit "$KIT_RC"
 		dir=$(variant_dir "$branch" "$kind")
 		;;
 	scratch)
