@@ -81,14 +81,16 @@ bench_keep_rounds() {
 	rm -f "$BENCH_TSV.kept"
 }
 
-# bench_kernel_sha BRANCH VARIANT: build the benchmark kernel (a no-op when it is
-# up to date), print the first 12 hex digits of its bzImage's sha256
-bench_kernel_sha() {
-	local img
-	img=$(boot_run --branch "$1" --variant "$2" --profile bench --build-only | tail -n1) ||
-		return 1
-	[ -f "$img" ] || return 1
-	sha256sum "$img" | cut -c1-12
+# bench_kernel_shas BRANCH: build the unpatched and the patched benchmark
+# kernel (a no-op when up to date); print the first 12 hex digits of each
+# kernel image's sha256, "UNPATCHED PATCHED" (run it through kit_try)
+bench_kernel_shas() {
+	local v img
+	for v in unpatched patched; do
+		img=$(boot_run --branch "$1" --variant "$v" --profile bench --build-only | tail -n1)
+		[ -f "$img" ] || die "$1 $v: the build named no kernel image"
+		sha256sum "$img" | cut -c1-12
+	done | paste -sd' '
 }
 
 # bench_metrics_of LOG BRANCH VARIANT ROUND -> TSV rows of the figures in a serial log
@@ -123,19 +125,23 @@ bench_boot_one() {
 	dir=$BENCH_DIR/runs/$branch/r$round
 	out=$dir/boot-$variant.out
 	mkdir -p "$dir"
-	rm -f "$out" "$dir/boot/$branch-$variant-bench".*
+	rm -f "$out" "$dir/boot/$branch-$variant-bench${KB_TAG:-}".*
 	progress "bench: $branch round $round/$BENCH_ROUNDS: $variant kernel"
 	t0=$(date +%s)
-	boot_run --branch "$branch" --variant "$variant" --out "$dir" \
+	# all of boot's output in $out; live: build lines, one line per finished
+	# workload, the summary
+	kit_try boot_run --branch "$branch" --variant "$variant" --out "$dir" \
 		--profile bench --suite-dir "$BENCH_BIN" --modules none --no-expect --no-build \
 		--append "mmbk.scan_modes=$BENCH_SCAN_MODES" \
-		--timeout "$BENCH_BOOT_TIMEOUT" --test-timeout "$BENCH_TEST_TIMEOUT" 2>&1 | tee "$out" |
-		grep --line-buffered -E '^\[[0-9:]+\] (kbuild|boot): |^(not )?ok [0-9]+ |^boot [0-9.]+ ' |
-		sed -u 's/^/    /' >&2 || rc=$?
-	# live: build lines, one line per finished workload, the summary; all in $out
-	log=$dir/boot/$branch-$variant-bench.log
+		--timeout "$BENCH_BOOT_TIMEOUT" --test-timeout "$BENCH_TEST_TIMEOUT" > >(tee "$out" |
+		{ grep --line-buffered -E '^\[[0-9:]+\] (kbuild|boot): |^(not )?ok [0-9]+ |^boot [0-9.]+ ' || true; } |
+		sed -u 's/^/    /' >&2) 2>&1
+	rc=$KIT_RC
+	wait $!
+	log=$dir/boot/$branch-$variant-bench${KB_TAG:-}.log
 	if [ ! -f "$log" ]; then
 		warn "$branch $variant round $round: no serial log (boot.sh rc=$rc; see $out)"
+		BENCH_INCOMPLETE="$BENCH_INCOMPLETE $branch/$variant/r$round"
 		printf '%s\t%s\t%s\tboot.completed\t0\tbool\n' "$branch" "$variant" "$round" >> "$BENCH_TSV"
 		return 0
 	fi
@@ -219,11 +225,13 @@ bench_run() (
 	# metrics.tsv keeps the other branches' figures, so the report shows every
 	# branch after 'make bench BRANCH=b'
 	[ -f "$BENCH_TSV" ] || printf 'branch\tvariant\tround\tmetric\tvalue\tunit\n' > "$BENCH_TSV"
-	unbuilt=
+	unbuilt='' BENCH_INCOMPLETE=''
 	for branch in "$@"; do
 		bstart=$(date +%s)
 		progress "bench: === $branch: $BENCH_ROUNDS rounds (unpatched + patched boot each) ==="
-		if ! sha_u=$(bench_kernel_sha "$branch" unpatched) || ! sha_p=$(bench_kernel_sha "$branch" patched); then
+		kit_try bench_kernel_shas "$branch" > "$BENCH_DIR/kernels"
+		read -r sha_u sha_p < "$BENCH_DIR/kernels" || true
+		if [ "$KIT_RC" != 0 ] || [ -z "${sha_p:-}" ]; then
 			warn "$branch: a benchmark kernel did not build (see above); no figures for $branch"
 			unbuilt="$unbuilt $branch"
 			bench_keep_rounds "$branch" - - > /dev/null
@@ -234,6 +242,7 @@ bench_run() (
 		kept=$(bench_keep_rounds "$branch" "$sha_u" "$sha_p" | paste -sd' ')
 		[ -z "$kept" ] || progress "bench: $branch: --resume keeps rounds $kept (same kernels: $sha_u $sha_p)"
 		printf '%s\t-\t-\trun.date\t%s\tutc\n' "$branch" "$(date -u +%Y-%m-%dT%H:%MZ)" >> "$BENCH_TSV"
+		printf '%s\t-\t-\trun.target\t%s\ttext\n' "$branch" "$(kb_describe)" >> "$BENCH_TSV"
 		for round in $(seq 1 "$BENCH_ROUNDS"); do
 			case " $kept " in *" $round "*) continue ;; esac
 			if [ $((round % 2)) = 1 ]; then order="unpatched patched"; else order="patched unpatched"; fi
@@ -249,4 +258,6 @@ bench_run() (
 	progress "bench: all done in $(( $(date +%s) - start_all ))s: $OUT_DIR/bench.md, $OUT_DIR/bench.json, $OUT_DIR/bench.svg"
 	cat "$OUT_DIR/bench.md" 2>/dev/null || true
 	[ -z "$unbuilt" ] || die "no figures for$unbuilt: a benchmark kernel did not build (see the log above)"
+	[ -z "$BENCH_INCOMPLETE" ] ||
+		die "boots without figures:$BENCH_INCOMPLETE (see the warnings above); make bench RESUME=1 measures them again"
 )

@@ -120,6 +120,10 @@ def load(path):
         if m == "run.seconds":  # a resumed run adds its part
             info[b][m] = str((num(info[b].get(m, "0")) or 0) + (num(val) or 0))
             continue
+        if m == "run.target":  # the build target (ARCH, toolchain) of each run
+            if val not in info[b].get(m, "").split("; "):
+                info[b][m] = "; ".join(x for x in (info[b].get(m), val) if x)
+            continue
         if m.startswith("run."):  # run.date: one per (resumed) run
             info[b][m] = ", ".join(x for x in (info[b].get(m), val) if x)
             continue
@@ -306,6 +310,8 @@ def main(argv):
         failed_exits = sorted({m[5:] for m in d if m.startswith("exit.")})
         report["branches"][b] = {
             "run_date": info[b].get("run.date"), "run_seconds": num(info[b].get("run.seconds", "")),
+            # figures from before the kit recorded the target were all x86_64, GCC
+            "target": info[b].get("run.target", "x86_64, GCC"),
             "bzimage_sha256": {v: sorted(info[b].get("bzimage_" + v, [])) for v in ("unpatched", "patched")},
             "programs_sha256": sorted(info[b].get("programs", [])),
             "boots_completed": completed,
@@ -391,9 +397,9 @@ def write_md(rep, path):
         L.append("## %s" % b)
         L.append("")
         sha = br["bzimage_sha256"]
-        L.append("Run %s, %s s; boots completed: unpatched %s, patched %s; kernels (bzImage sha256): "
+        L.append("Run %s, %s s, %s; boots completed: unpatched %s, patched %s; kernels (image sha256): "
                  "unpatched %s, patched %s." % (
-                     br["run_date"], "%.0f" % br["run_seconds"] if br["run_seconds"] else "?",
+                     br["run_date"], "%.0f" % br["run_seconds"] if br["run_seconds"] else "?", br["target"],
                      br["boots_completed"]["unpatched"], br["boots_completed"]["patched"],
                      ",".join(sha["unpatched"]) or "?", ",".join(sha["patched"]) or "?"))
         L.append("")
@@ -427,7 +433,7 @@ def write_md(rep, path):
           "- hackbench: pipes only (the kit's tinyconfig kernels have no CONFIG_NET, so no AF_UNIX "
           "sockets); 20 senders and 20 receivers per group, groups 1, 2 and 4, processes and threads, "
           "THP set to `always` while it runs (62b98015d988's gain was measured on arm64 bare metal with "
-          "mmtests; here x86_64 under TCG).",
+          "mmtests; here under TCG, for the target on each branch's Run line).",
           "- KSM: like `ksm_tests -D`, 32, 128 and 256 MiB of identical pages (instead of 2 GiB), 5 "
           "repetitions each; ksmd merges, is stopped (run=0), then MADV_UNMERGEABLE is timed; "
           "MiB/s over all repetitions.",

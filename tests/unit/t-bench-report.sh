@@ -226,6 +226,55 @@ test_bench_exits_nonzero_when_a_kernel_does_not_build() {
 	grep -q 'boot.completed	0' "$k/out/bench/metrics.tsv" || fail "no boot.completed 0 row" "$(cat "$k/out/bench/metrics.tsv")"
 }
 
+# bench_stub KIT LOG: in KIT, a boot_run that builds a fake kernel image
+# and, when LOG is 1, writes a serial log of figures where boot.sh writes
+# it for the build target ($KB_TAG: -arm64 for ARCH=arm64)
+bench_stub() {
+	printf '\nfetch_tree() { echo /nonexistent/linux; }\n' >> "$1/lib/fetch.sh"
+	cat >> "$1/lib/boot.sh" <<EOF
+boot_run() {
+	local out='' v='' b='' build=0
+	while [ \$# -gt 0 ]; do
+		case \$1 in
+		--out) out=\$2; shift 2 ;;
+		--variant) v=\$2; shift 2 ;;
+		--branch) b=\$2; shift 2 ;;
+		--build-only) build=1; shift ;;
+		*) shift ;;
+		esac
+	done
+	if [ \$build = 1 ]; then echo "\$v" > "$1/img-\$v"; echo "$1/img-\$v"; return 0; fi
+	[ "$2" = 1 ] || return 0
+	mkdir -p "\$out/boot"
+	printf '# metric ksm.unmerge_MiBps 100 MiB/s\nMMBK-END\n' > "\$out/boot/\$b-\$v-bench\${KB_TAG:-}.log"
+}
+EOF
+	printf 'all:\n\t@:\n' > "$1/guest/bench/Makefile"
+}
+
+# an arm64 run: the figures are found in the serial log named for the
+# target, and the report names the target; a boot that leaves no figures
+# makes bench fail (it once exited 0 with "boot.completed 0" for both)
+test_bench_arm64_figures_and_target() {
+	local k
+	k=$(kit_copy kit-bench-arm64)
+	bench_stub "$k" 1
+	run_kit "$k/bin/bench" --branch 6.12 --arch arm64 --rounds 1
+	expect_rc 0 "make bench ARCH=arm64 ROUNDS=1"
+	[ "$(grep -c '^6.12	[a-z]*	1	boot.completed	1	bool$' "$k/out/bench/metrics.tsv")" = 2 ] ||
+		fail "the two boots' figures were not found" "$OUT"
+	grep -q '^6.12	-	-	run.target	arm64, GCC	text$' "$k/out/bench/metrics.tsv" ||
+		fail "no run.target row" "$(cat "$k/out/bench/metrics.tsv")"
+	grep -q '^Run .*, arm64, GCC; boots completed: unpatched 1/1, patched 1/1' "$k/out/bench.md" ||
+		fail "the report does not name the target" "$(grep '^Run ' "$k/out/bench.md")"
+	k=$(kit_copy kit-bench-nolog)
+	bench_stub "$k" 0
+	run_kit "$k/bin/bench" --branch 6.12 --arch arm64 --rounds 1
+	expect_rc 1 "make bench whose boots leave no serial log"
+	grep -q '^bench: error: boots without figures: 6.12/unpatched/r1 6.12/patched/r1' <<< "$OUT" ||
+		fail "no error line naming the boots" "$OUT"
+}
+
 # a checkout without out/bench starts from the committed figures
 # (tables/bench-results.tsv): --report reports them without booting; with
 # neither, --report fails with one line naming the fix
