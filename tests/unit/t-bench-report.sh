@@ -216,9 +216,7 @@ test_new_kernels_or_no_resume_drop_the_branch() {
 test_bench_exits_nonzero_when_a_kernel_does_not_build() {
 	local k
 	k=$(kit_copy kit-bench)
-	printf '\nfetch_tree() { echo /nonexistent/linux; }\n' >> "$k/lib/fetch.sh"
-	printf '\nboot_run() { echo "boot: error: stub: no kernel" >&2; exit 1; }\n' >> "$k/lib/boot.sh"
-	printf 'all:\n\t@:\n' > "$k/guest/bench/Makefile"
+	bench_stub "$k" fail
 	run_kit "$k/bin/bench" --branch 6.12
 	expect_rc 1 "make bench with a kernel that does not build"
 	grep -q '^bench: error: no figures for 6.12: a benchmark kernel did not build' <<< "$OUT" ||
@@ -226,9 +224,10 @@ test_bench_exits_nonzero_when_a_kernel_does_not_build() {
 	grep -q 'boot.completed	0' "$k/out/bench/metrics.tsv" || fail "no boot.completed 0 row" "$(cat "$k/out/bench/metrics.tsv")"
 }
 
-# bench_stub KIT LOG: in KIT, a boot_run that builds a fake kernel image
-# and, when LOG is 1, writes a serial log of figures where boot.sh writes
-# it for the build target ($KB_TAG: -arm64 for ARCH=arm64)
+# bench_stub KIT MODE: in KIT, a boot_run that builds a fake kernel image
+# and, for MODE 1, writes a serial log of figures where boot.sh writes it
+# for the build target ($KB_TAG: -arm64 for ARCH=arm64); MODE 0 writes no
+# log, MODE fail builds no kernel (an error)
 bench_stub() {
 	printf '\nfetch_tree() { echo /nonexistent/linux; }\n' >> "$1/lib/fetch.sh"
 	cat >> "$1/lib/boot.sh" <<EOF
@@ -243,6 +242,7 @@ boot_run() {
 		*) shift ;;
 		esac
 	done
+	[ "$2" != fail ] || { echo "boot: error: stub: no kernel" >&2; exit 1; }
 	if [ \$build = 1 ]; then echo "\$v" > "$1/img-\$v"; echo "$1/img-\$v"; return 0; fi
 	[ "$2" = 1 ] || return 0
 	mkdir -p "\$out/boot"
