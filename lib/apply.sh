@@ -206,34 +206,42 @@ apply_check_series() {
 # ---- one topic --------------------------------------------------------------
 # apply_push_topic SRCDIR PATCH...: journal, then quilt push of the patches
 # (taken from SRCDIR); on failure the topic is rolled back and the quilt
-# log is in $APPLY_RUN/push.log.  Returns 0 applied, 1 did not apply, 2 an
-# I/O error (its first line in $APPLY_RUN/io.err; no space, immutable, ...)
+# log is in $APPLY_RUN/push.log.  Its outcome in APPLY_PUSH_RC: 0 applied,
+# 1 did not apply, 2 an I/O error (its first line in $APPLY_RUN/io.err; no
+# space, immutable, ...), 3 the roll-back failed.  (A plain call, with
+# errexit in force: a failure it does not expect stops the apply, and
+# apply_run rolls the tree back from the journal.)
 apply_push_topic() {
 	local src=$1 files
 	shift
+	APPLY_PUSH_RC=2
 	files=$(topic_files "$src" "$@")
 	# shellcheck disable=SC2086
 	if ! save_originals $files 2> "$APPLY_RUN/io.err" || ! state_snapshot $files 2>> "$APPLY_RUN/io.err" ||
 	   ! state_add_patches "$src" "$@" 2>> "$APPLY_RUN/io.err"; then
-		state_rollback_topic "$@" 2>> "$APPLY_RUN/io.err" || return 3
+		state_rollback_topic "$@" 2>> "$APPLY_RUN/io.err" || { APPLY_PUSH_RC=3; return 0; }
 		! grep -q 'No space left on device' "$APPLY_RUN/io.err" ||
 			echo "no space left on the file system of $TREE" > "$APPLY_RUN/io.err"
-		return 2
+		APPLY_PUSH_RC=2
+		return 0
 	fi
 	if state_quilt push -a --fuzz=0 > "$APPLY_RUN/push.log" 2>&1; then
 		state_topic_done
+		APPLY_PUSH_RC=0
 		return 0
 	fi
-	state_rollback_topic "$@" 2> "$APPLY_RUN/io.err" || return 3
+	state_rollback_topic "$@" 2> "$APPLY_RUN/io.err" || { APPLY_PUSH_RC=3; return 0; }
 	if apply_out_of_space; then
 		echo "no space left on the file system of $TREE" > "$APPLY_RUN/io.err"
-		return 2
+		APPLY_PUSH_RC=2
+		return 0
 	fi
 	if grep -qE 'Permission denied|Operation not permitted|Read-only file system' "$APPLY_RUN/push.log"; then
 		grep -m1 -E 'Permission denied|Operation not permitted|Read-only file system' "$APPLY_RUN/push.log" > "$APPLY_RUN/io.err"
-		return 2
+		APPLY_PUSH_RC=2
+		return 0
 	fi
-	return 1
+	APPLY_PUSH_RC=1
 }
 
 # apply_io_fix -> what to do about the I/O error in $APPLY_RUN/io.err
@@ -289,23 +297,23 @@ apply_kabi_variant() {
 }
 
 # apply_retarget BRANCH PATCH...: rebuild the patches for this tree
-# (retarget.sh) into out/<tree>/retarget/, which keeps its work files and
-# log; 0 if all of them could be
+# (lib/retarget.sh) into $APPLY_RT (out/<tree>.retarget/), which keeps its
+# work files and log; 0 if all of them could be.  Run through kit_try.
 apply_retarget() {
 	local branch=$1
 	shift
-	APPLY_RT=$OUT_DIR/$TREE_NAME.retarget
-	kit_use retarget
 	retarget_run --dest "$APPLY_RT" ${APPLY_VERIFY_ARGS[@]+"${APPLY_VERIFY_ARGS[@]}"} \
 		"$TREE" "$branch" "$@" > "$APPLY_RUN/retarget.log" 2>&1
 }
 
 # apply_land_topic TOPIC BRANCH PATCH...: the topic's patches from the
 # branch series, re-targeted if they do not apply; records each patch and
-# the topic.  0 landed, 1 not landed, 2 I/O error ($APPLY_RUN/io.err)
+# the topic.  Its outcome in APPLY_LAND_RC: 0 landed, 1 not landed, 2 I/O
+# error ($APPLY_RUN/io.err).  (A plain call: errexit stays in force.)
 apply_land_topic() {
-	local topic=$1 branch=$2 src rc=0 p q st failed rejdir why bad
+	local topic=$1 branch=$2 src p q st failed rejdir why bad
 	shift 2
+	APPLY_LAND_RC=1
 	src=$(apply_patch_dir "$branch")
 	for p in "$@"; do
 		[ -f "$src/$p" ] ||
@@ -313,17 +321,19 @@ apply_land_topic() {
 		if ! bad=$(patch_is_wellformed "$src/$p"); then
 			for q in "$@"; do apply_record "$q" not-tried "not applied (topic $topic failed)"; done
 			apply_topic_record "$topic" failed "failed: ${src#"$DATA_DIR"/}/$p is not a well-formed patch ($bad); restore it (git checkout)"
-			return 1
+			return 0
 		fi
 	done
-	apply_push_topic "$src" "$@" || rc=$?
-	case $rc in
+	apply_push_topic "$src" "$@"
+	case $APPLY_PUSH_RC in
 	0)	for p in "$@"; do
 			if apply_kabi_variant "$branch" "$p"; then apply_record "$p" applied "applied (kABI variant)"; else apply_record "$p" applied "applied"; fi
 		done
 		apply_topic_record "$topic" applied "applied: $branch$([ "$PROFILE" = default ] || echo " ($PROFILE profile)")"
+		APPLY_LAND_RC=0
 		return 0 ;;
-	2|3)	return 2 ;;
+	2|3)	APPLY_LAND_RC=2
+		return 0 ;;
 	esac
 	failed=$(apply_failed_patch "$1")
 	rejdir=$(apply_save_rejects "$src" "$failed")
@@ -331,13 +341,13 @@ apply_land_topic() {
 		apply_kabi_variant "$branch" "$p" || continue
 		for q in "$@"; do apply_record "$q" not-tried "not applied (topic $topic failed)"; done
 		apply_topic_record "$topic" failed "failed: $failed does not apply at fuzz 0 (rejects in $rejdir); not re-targeted: the topic has kABI variants (backports/$branch/kabi/) and the recipes rebuild the default form; apply it without PROFILE=kabi or port the variant"
-		return 1
+		return 0
 	done
 	progress "$topic: $failed does not apply at fuzz 0 to $TREE; re-targeting the topic from the semantic patches"
-	if apply_retarget "$branch" "$@"; then
-		rc=0
-		apply_push_topic "$APPLY_RT" "$@" || rc=$?
-		case $rc in
+	kit_try apply_retarget "$branch" "$@"
+	if [ "$KIT_RC" -eq 0 ]; then
+		apply_push_topic "$APPLY_RT" "$@"
+		case $APPLY_PUSH_RC in
 		0)	for p in "$@"; do
 				st=$(result_get "$APPLY_RT/results.tsv" patch "$p" status)
 				case $st in
@@ -347,16 +357,18 @@ apply_land_topic() {
 				esac
 			done
 			apply_topic_record "$topic" applied "applied: $branch (re-targeted)"
+			APPLY_LAND_RC=0
 			return 0 ;;
-		2|3)	return 2 ;;
+		2|3)	APPLY_LAND_RC=2
+			return 0 ;;
 		esac
-		why="the re-targeted patches do not apply: $(grep -E 'FAILED|does not apply' "$APPLY_RUN/push.log" | sed -n 1p)"
+		why="the re-targeted patches do not apply: $(sed -nE '/FAILED|does not apply/{p;q}' "$APPLY_RUN/push.log")"
 	else
 		why=$(for p in "$@"; do
 			[ "$(result_get "$APPLY_RT/results.tsv" patch "$p" status)" = failed ] || continue
 			printf '%s: %s\n' "$p" "$(result_get "$APPLY_RT/results.tsv" patch "$p" text | sed -e 's/^failed: //' -e 's/; rejects in [^;]*$//')"
 		done | sed -n 1p)
-		[ -n "$why" ] || why=$(grep 'error:' "$APPLY_RUN/retarget.log" | tail -n1 | sed 's/^[^ ]*: error: //')
+		[ -n "$why" ] || why=$(awk '/error:/ { l = $0 } END { sub(/^[^ ]*: error: /, "", l); print l }' "$APPLY_RUN/retarget.log")
 	fi
 	for p in "$@"; do
 		if [ "$(result_get "$APPLY_RT/results.tsv" patch "$p" status)" = failed ]; then
@@ -370,7 +382,6 @@ apply_land_topic() {
 		cp -a "$APPLY_RT/rejects/." "$OUT_DIR/rejects/$TREE_NAME/"
 	fi
 	apply_topic_record "$topic" failed "failed: $failed does not apply at fuzz 0 (rejects in $rejdir) and re-targeting failed: $why (work files and log: out/$TREE_NAME.retarget/)"
-	return 1
 }
 
 on_interrupt_apply() {
@@ -484,10 +495,9 @@ apply_do_apply() {
 			apply_topic_record "$topic" failed "failed: $problem"
 			failed=$((failed + 1))
 		else
-			rc=0
 			# shellcheck disable=SC2086
-			apply_land_topic "$topic" "${SRC[$topic]}" $patches || rc=$?
-			case $rc in
+			apply_land_topic "$topic" "${SRC[$topic]}" $patches
+			case $APPLY_LAND_RC in
 			0) landed=$((landed + 1)) ;;
 			1) failed=$((failed + 1)) ;;
 			*)	restore_originals || apply_fail "$(head -n1 "$APPLY_RUN/io.err") while applying $topic, and the roll-back failed too; rerun make apply or make unapply to finish it"
@@ -622,6 +632,7 @@ apply_run() (
 	APPLY_TOPICS=$(check_topics "${topics:-$(all_topics | paste -sd' ')}")
 	state_init "$TREE"
 	TREE_NAME=$(tree_name "$TREE")
+	APPLY_RT=$OUT_DIR/$TREE_NAME.retarget
 	APPLY_RUN=$(mktemp -d "${TMPDIR:-/tmp}/mmbk-apply.XXXXXX")
 	trap 'rm -rf "$APPLY_RUN"' EXIT
 	: > "$APPLY_RUN/records"
@@ -643,16 +654,34 @@ apply_run() (
 		apply_require_known_code
 	fi
 	case $cmd in
-	apply)   apply_do_apply || rc=$? ;;
-	unapply) apply_do_unapply || rc=$? ;;
-	status)  apply_do_status || rc=$? ;;
+	apply) kit_use retarget ;;
+	unapply|status) ;;
 	*) usage_error "unknown command '$cmd'; use apply, unapply or status" ;;
 	esac
+	kit_try "apply_do_$cmd"
+	rc=$KIT_RC
+	if [ "$cmd" != status ] && [ -f "$STATE/txn" ]; then
+		apply_stopped_in_txn "$cmd" "$rc"
+	fi
 	if [ -n "$records_to" ]; then
 		cp "$APPLY_RUN/records" "$records_to"
 	fi
-	return $rc
+	return "$rc"
 )
+
+# apply_stopped_in_txn CMD STATUS: CMD stopped inside its transaction on a
+# failure it did not expect (errexit): the tree goes back at once, the way
+# the next command would take it back, from the kit's journal
+# shellcheck disable=SC2031  # apply_run's subshell globals, read in it
+apply_stopped_in_txn() {
+	local how
+	how=$(state_recover 2> "$APPLY_RUN/io.err") ||
+		apply_fail "$1 stopped inside its transaction (status $2) and $TREE could not be restored from $STATE ($(head -n1 "$APPLY_RUN/io.err")); rerun make unapply to finish it"
+	case $how in
+	apply) apply_fail "apply stopped inside its transaction (status $2; see above); $TREE restored from the kit's journal: the tree is unchanged" ;;
+	*) apply_fail "unapply stopped inside its transaction (status $2; see above); the unapply of $TREE was finished from the kit's journal" ;;
+	esac
+}
 
 # apply_check_target: a build target given with the apply (ARCH=, LLVM=,
 # KCONFIG=, VERIFY=) is checked before the tree is touched, whether or not

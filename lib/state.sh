@@ -35,8 +35,9 @@ state_init() {
 
 # state_point NAME: a step boundary of apply or unapply.  MMBK_FAULT is a
 # test hook (tests/unit/t-killpoints.sh): "list:FILE" appends every point
-# reached to FILE, NAME or NAME#N SIGKILLs the command (its subshell and
-# the command's own process) at the (Nth) point NAME.
+# reached to FILE, NAME or NAME#N SIGKILLs the command (every shell from
+# this one up to the command's own process) at the (Nth) point NAME, and
+# fail:NAME or fail:NAME#N makes that point fail as a command would.
 declare -gA STATE_POINTS=()
 state_point() {
 	local n
@@ -45,8 +46,20 @@ state_point() {
 	STATE_POINTS[$1]=$n
 	case $MMBK_FAULT in
 	list:*) printf '%s#%d\n' "$1" "$n" >> "${MMBK_FAULT#list:}" ;;
-	"$1"|"$1#$n") kill -KILL "$BASHPID" "$$" ;;
+	"$1"|"$1#$n") state_kill_command ;;
+	"fail:$1"|"fail:$1#$n") echo "state_point: failing at $1#$n (MMBK_FAULT)" >&2; return 1 ;;
 	esac
+}
+
+# state_kill_command: SIGKILL each parent of this shell up to $$, then
+# this shell
+state_kill_command() {
+	local p=$BASHPID pids=()
+	while [ "$p" -gt 1 ] && [ "$p" != "$$" ]; do
+		p=$(awk '{ sub(/.*\) /, ""); print $2 }' "/proc/$p/stat")
+		pids=("$p" ${pids[@]+"${pids[@]}"})
+	done
+	kill -KILL ${pids[@]+"${pids[@]}"} "$BASHPID"
 }
 
 # --- accessors -------------------------------------------------------------
@@ -184,7 +197,7 @@ save_originals() {
 		else
 			printf '%s\n' "$f" >> "$o/.absent" || return 1
 		fi
-		state_point save-original
+		state_point save-original || return 1
 	done
 }
 
@@ -232,7 +245,7 @@ restore_originals() {
 			case $f in *.kit-tmp) rm -f -- "$o/$f"; continue ;; esac
 			mkdir -p "$STATE_TREE/$(dirname "$f")"
 			mv -f -- "$o/$f" "$STATE_TREE/$f" || return 1
-			state_point restore-original
+			state_point restore-original || return 1
 		done < <(cd "$o" && find . ! -type d ! -name .absent -printf '%P\n')
 		while IFS= read -r f; do
 			[ -z "$f" ] || rm -f -- "$STATE_TREE/$f" || return 1

@@ -85,6 +85,30 @@ test_apply_killed_at_every_point() {
 	echo "# $n kills at $(wc -w <<< "$points") points"
 }
 
+# a command failing at each step boundary of apply (MMBK_FAULT=fail:NAME#N,
+# as a full disk or a lost file would): apply runs with errexit in force,
+# so the failure stops it inside its transaction, and the tree is rolled
+# back at once: apply exits 1, the tree is byte for byte as it was, no
+# state is left.  (With the apply's steps under "||", errexit was off and
+# a failure at topic-done or commit went unnoticed: exit 0.)
+test_apply_failing_at_every_point() {
+	local d=$T/kp-fail sum points p
+	sum=$(kp_setup "$d" "$T/kp-ref3")
+	points=$(kp_points apply "$d")
+	kp_run unapply "$d"
+	for p in $points; do
+		rm -rf "$d"; cp -a "$T/kp-ref3" "$d"
+		MMBK_FAULT=fail:$p kp_run apply --topics alpha,beta "$d"
+		expect_rc 1 "apply failing at $p"
+		expect_out "state_point: failing at ${p%#*}" "apply failing at $p names the failure"
+		expect_out 'the tree is unchanged' "apply failing at $p says the tree is unchanged"
+		kp_clean "$d" "$sum" "apply failing at $p"
+		kp_run status "$d"
+		expect_rc 2 "status after apply failing at $p"
+	done
+	echo "# $(wc -w <<< "$points") failing points"
+}
+
 test_unapply_killed_at_every_point() {
 	local d=$T/kp-unapply sum points p n=0 next
 	sum=$(kp_setup "$d" "$T/kp-ref2")
