@@ -52,11 +52,13 @@ state_point() {
 }
 
 # state_kill_command: SIGKILL each parent of this shell up to $$, then
-# this shell
+# this shell (never init or a subreaper above $$: the walk stops at $$ or
+# at PID 1)
 state_kill_command() {
 	local p=$BASHPID pids=()
-	while [ "$p" -gt 1 ] && [ "$p" != "$$" ]; do
+	while [ "$p" != "$$" ]; do
 		p=$(awk '{ sub(/.*\) /, ""); print $2 }' "/proc/$p/stat")
+		[ "$p" -gt 1 ] || break
 		pids=("$p" ${pids[@]+"${pids[@]}"})
 	done
 	kill -KILL ${pids[@]+"${pids[@]}"} "$BASHPID"

@@ -266,6 +266,22 @@ exec $(command -v quilt) \"\$@\"")
 	expect_sum "$d" "$sum" "apply interrupted by SIGINT"
 }
 
+# Ctrl-C from a terminal: SIGINT to the whole process group (the command,
+# apply_run's subshell, the kit_try subshell that holds the trap, quilt);
+# the shells that only wait go on, the one with the trap restores the tree
+test_sigint_to_the_process_group() {
+	local d sum bin rc=0 out
+	d=$(mini 6.1 sigint-group)
+	sum=$(tree_sum "$d")
+	bin=$(fake_bin quilt "if [ \"\$1\" = push ]; then $(command -v quilt) push --fuzz=0 >/dev/null 2>&1; kill -INT -- -\$(ps -o pgid= -p \$\$ | tr -d ' '); sleep 5; fi
+exec $(command -v quilt) \"\$@\"")
+	out=$(PATH=$bin:$PATH env --default-signal=INT setsid "$KIT_DIR/bin/apply" --kdir "$d" 2>&1) || rc=$?
+	[ $rc -ne 0 ] || fail "apply interrupted by SIGINT to its process group exited 0" "$out"
+	grep -q "error: interrupted; $d restored" <<< "$out" || fail "no interrupt message" "$out"
+	expect_sum "$d" "$sum" "apply interrupted by SIGINT to its process group"
+	[ -z "$(find "$d" -maxdepth 1 -name '.mm-backport-kit*')" ] || fail "kit state left after SIGINT to the process group"
+}
+
 # private_tree CACHE BRANCH: BRANCH's tree made in a cache of the test's
 # own, from the project's tarballs (PRIVATE_SRC: where they are); the test
 # is skipped without them
