@@ -1,10 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# harness.sh FILE FUNCTION - run one unit test in this process with errexit,
-# nounset and pipefail on: any command that fails outside a condition fails
-# the test (tests/unit/run.sh runs one process per test).
+# harness.sh FILE FUNCTION SKIPFILE - run one unit test in this process with
+# errexit, nounset and pipefail on: any command that fails outside a
+# condition fails the test (tests/unit/run.sh runs one process per test).
+# A test that skips writes its reason to SKIPFILE (lib.sh skip) and ends
+# with 0; no exit status means SKIP.
 set -euo pipefail
-[ $# -eq 2 ] || { echo "usage: harness.sh FILE FUNCTION" >&2; exit 2; }
+[ $# -eq 3 ] || { echo "usage: harness.sh FILE FUNCTION SKIPFILE" >&2; exit 2; }
+UNIT_SKIP_FILE=$3	# not exported: only the test's own shell can skip
 : "${KIT_DIR:?}" "${UNIT_SCRATCH:?}"
 # shellcheck source=tests/unit/lib.sh
 . "$KIT_DIR/tests/unit/lib.sh"

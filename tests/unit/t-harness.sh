@@ -90,3 +90,27 @@ test_cache_write_through_reported() {
 	grep -q 'into the cached tree of: 9.9 ' <<< "$out" || fail "the changed tree is not named" "$out"
 	grep -qx 'ok 1 writer.writes_through' <<< "$out" || fail "the writing test itself passes" "$out"
 }
+
+# a refusal is never a skip: a kit command that refuses (exit 4,
+# EXIT_REFUSED) inside a test, or a test that exits 4 itself, fails that
+# test; only skip (a record of its reason) makes a SKIP
+test_refusal_inside_a_test_fails_it() {
+	local d=$T/harness-refusal rc=0 out
+	mkdir -p "$d"
+	cat > "$d/t-refusal.sh" <<-'PROBE'
+	test_kit_command_refuses() {
+		bash -c '. "$KIT_DIR/lib/kit.sh"; printf "%s: error: refused\n" "$prog" >&2; exit "$EXIT_REFUSED"'
+	}
+	test_exits_4() {
+		exit 4
+	}
+	test_says_skip() {
+		skip "the reason of the skip"
+	}
+	PROBE
+	out=$("$KIT_DIR/tests/unit/run.sh" --dir "$d" 2>/dev/null) || rc=$?
+	[ $rc -eq 1 ] || fail "run.sh exit $rc on a suite with a refused command, expected 1" "$out"
+	grep -qx 'not ok 1 refusal.kit_command_refuses' <<< "$out" || fail "a refused kit command was not a failure" "$out"
+	grep -qx 'not ok 2 refusal.exits_4' <<< "$out" || fail "a test's exit 4 was not a failure" "$out"
+	grep -qx 'ok 3 refusal.says_skip # SKIP the reason of the skip' <<< "$out" || fail "skip is not a SKIP with its reason" "$out"
+}

@@ -19,7 +19,7 @@ autoinstall() {	# autoinstall DIR: dkms autoinstall on DIR's trees for a kernel 
 }
 
 test_dkms_autoinstall_skips_it() {
-	command -v dkms >/dev/null || { echo "# dkms not installed"; exit 4; }
+	command -v dkms >/dev/null || skip "dkms not installed"
 	dkms_pkg "$T/dkms-kit"
 	run_kit autoinstall "$T/dkms-kit"
 	expect_rc 0 "dkms autoinstall with the kit's dkms.conf"

@@ -169,7 +169,7 @@ test_kit_outputs_parse() {
 		parses_with_own_counts "$f"
 		n=$((n + 1))
 	done
-	[ "$n" -gt 0 ] || { echo "# no KTAP output of the kit in $OUT_DIR yet (make matrix / make boot)"; exit 4; }
+	[ "$n" -gt 0 ] || skip "no KTAP output of the kit in $OUT_DIR yet (make matrix / make boot)"
 }
 
 # the unit runner's own output, with a failing case (its reasons come
