@@ -114,30 +114,81 @@ matrix_abi_profile() {
 	if [ -d "$DATA_DIR/backports/$1/kabi" ]; then echo both; else echo default; fi
 }
 
+# matrix_checks BRANCH FULL -> the check steps of BRANCH: check (the
+# default build target) and check-TARGET of each check/TARGET token
+matrix_checks() {
+	local token
+	echo check
+	for token in $(matrix_tokens "$1" "$2"); do
+		case $token in check/*) echo "check-${token#check/}" ;; esac
+	done
+}
+
+# matrix_boots BRANCH FULL -> "STEP VARIANT PROFILE TARGET" of each boot
+# of BRANCH (TARGET - for the default); its STEP names its out/boot/ files
+matrix_boots() {
+	local b=$1 token v p target tag
+	for token in $(matrix_tokens "$b" "$2"); do
+		case $token in check/*) continue ;; esac
+		target=
+		case $token in */*) target=${token#*/} token=${token%%/*} ;; esac
+		v=${token%%@*} p=test
+		case $token in *@*) p=${token#*@} ;; esac
+		tag=$b-$v$([ "$p" = test ] || echo "-$p")$(matrix_tag "$(pristine_dir "$b")" "$target")
+		printf '%s %s %s %s\n' "boot-${tag#"$b"-}" "$v" "$p" "${target:--}"
+	done
+}
+
+# matrix_plan PLAN BRANCH BOOT FULL: the steps of BRANCH known before its
+# tree is there (the boots are planned once it is: matrix_branch)
+matrix_plan() {
+	local plan=$1 b=$2
+	# shellcheck disable=SC2046  # one step name a word
+	step_plan "$plan" "$b" tree apply $(matrix_checks "$b" "$4")
+	[ "$3" = 0 ] || [ -z "$(matrix_abi_profile "$b" "$4")" ] || step_plan "$plan" "$b" abi
+}
+
+# matrix_expect: out/results/matrix-plan.tsv, an error record for every
+# step of the plan (out/status/plan.tsv) that left no record
+matrix_expect() {
+	local f files=()
+	rm -f "$OUT_DIR/results/matrix-plan.tsv"
+	for f in "$OUT_DIR"/results/*.tsv; do
+		[ -f "$f" ] && files+=("$f")
+	done
+	step_missing "$OUT_DIR/status/plan.tsv" "$OUT_DIR/results/matrix-plan.tsv" ${files[@]+"${files[@]}"}
+}
+
 matrix_branch() {
-	local b=$1 boot=$2 full=$3 tree token v p target topics tag
+	local b=$1 boot=$2 full=$3 tree s v p target topics boots row
 	step_run "$OUT_DIR/status/$b-tree.log" matrix_fetch "$b"
-	if [ "$STEP_RC" = 0 ]; then
-		# fetch_tree verified its content: the steps' subshells inherit that
-		# shellcheck disable=SC2034  # read by trees.sh scratch_copy
-		PRISTINE_VERIFIED["$b"]=1
-		result "$OUT_DIR/results/$b.steps.tsv" step tree "$b" tree pass - "$STEP_SECONDS" \
-			"Linux $(kernel_version "$(pristine_dir "$b")")"
-	else
+	if [ "$STEP_RC" != 0 ]; then
 		result "$OUT_DIR/results/$b-apply.tsv" case apply "$b" tree error - "$STEP_SECONDS" \
 			"$(tail -n1 "$OUT_DIR/status/$b-tree.log")"
+		result "$OUT_DIR/results/$b.steps.tsv" step tree "$b" tree error - "$STEP_SECONDS" \
+			"exit status $STEP_RC; log: $OUT_DIR/status/$b-tree.log"
+		progress "matrix: $b tree: failed ($STEP_RC)"
 		return 0
 	fi
+	# fetch_tree verified its content: the steps' subshells inherit that
+	# shellcheck disable=SC2034  # read by trees.sh scratch_copy
+	PRISTINE_VERIFIED["$b"]=1
+	result "$OUT_DIR/results/$b.steps.tsv" step tree "$b" tree pass - "$STEP_SECONDS" \
+		"Linux $(kernel_version "$(pristine_dir "$b")")"
+	progress "matrix: $b tree: Linux $(kernel_version "$(pristine_dir "$b")") (${STEP_SECONDS}s)"
 	matrix_step "$b" apply "$(worktree_records "$b" patched)" matrix_apply "$b"
 	tree=$(cat "$OUT_DIR/status/$b.tree" 2>/dev/null || true)
 	[ -n "$tree" ] || return 0
-	matrix_step "$b" check "$OUT_DIR/check/$b$(matrix_tag "$tree" "")/results.tsv" matrix_check "$b" "$tree" ""
-	for token in $(matrix_tokens "$b" "$full"); do
-		case $token in
-		check/*) target=${token#check/}
-			matrix_step "$b" "check-$target" "$OUT_DIR/check/$b$(matrix_tag "$tree" "$target")/results.tsv" \
-				matrix_check "$b" "$tree" "$target" ;;
-		esac
+	# the boots: their names take the build target's tag (from the tree)
+	# and, with FULL, the topics the tree carries
+	boots=$([ "$boot" = 0 ] || matrix_boots "$b" "$full")
+	# shellcheck disable=SC2046  # one step name a word
+	[ -z "$boots" ] || step_plan "$OUT_DIR/status/plan.tsv" "$b" $(cut -d' ' -f1 <<< "$boots")
+	for s in $(matrix_checks "$b" "$full"); do
+		target=${s#check}
+		target=${target#-}
+		matrix_step "$b" "$s" "$OUT_DIR/check/$b$(matrix_tag "$tree" "$target")/results.tsv" \
+			matrix_check "$b" "$tree" "$target"
 	done
 	[ "$boot" = 1 ] || return 0
 	p=$(matrix_abi_profile "$b" "$full")
@@ -147,15 +198,19 @@ matrix_branch() {
 		matrix_step "$b" abi "$CACHE_DIR/abi/$b$(matrix_tag "$(pristine_dir "$b")" "")/results.tsv" \
 			matrix_abi "$b" "$p" "$topics"
 	fi
-	for token in $(matrix_tokens "$b" "$full"); do
-		case $token in check/*) continue ;; esac
-		target=
-		case $token in */*) target=${token#*/} token=${token%%/*} ;; esac
-		v=${token%%@*} p=test
-		case $token in *@*) p=${token#*@} ;; esac
-		tag=$b-$v$([ "$p" = test ] || echo "-$p")$(matrix_tag "$(pristine_dir "$b")" "$target")
-		matrix_step "$b" "boot-${tag#"$b"-}" "$OUT_DIR/boot/$tag.tsv" matrix_boot "$b" "$v" "$p" "$target"
-	done
+	[ -n "$boots" ] || return 0
+	while read -r row; do
+		read -r s v p target <<< "$row"
+		[ "$target" != - ] || target=
+		matrix_step "$b" "$s" "$OUT_DIR/boot/$b-${s#boot-}.tsv" matrix_boot "$b" "$v" "$p" "$target" < /dev/null
+	done <<< "$boots"
+}
+
+# matrix_writer_failed OUTPUT: the writer of OUTPUT failed: an error
+# record, counted as any failure
+matrix_writer_failed() {
+	warn "$1 not written"
+	result "$OUT_DIR/results/matrix-writers.tsv" case writer matrix "$1" error - - "the writer of $1 failed (its error is above in the matrix's log)"
 }
 
 # matrix_run [--boot] [--full] [--arch A] [--llvm L] [BRANCH...]: the
@@ -181,10 +236,15 @@ matrix_run() (
 	mkdir -p "$OUT_DIR/ktap" "$OUT_DIR/status" "$OUT_DIR/results"
 	t0=$(date +%s)
 	for b in "${branches[@]}"; do
+		matrix_plan "$OUT_DIR/status/plan.tsv" "$b" "$boot" "$full"
+	done
+	for b in "${branches[@]}"; do
 		progress "matrix: $b"
 		matrix_branch "$b" "$boot" "$full"
 	done
-	# one writer per format, all from the records
+	matrix_expect
+	# one writer per format, all from the records; a writer that fails is
+	# an error record (out/results/matrix-writers.tsv)
 	for f in "$OUT_DIR"/results/*-*.tsv; do
 		[ -f "$f" ] || continue
 		b=${f##*/}
@@ -193,19 +253,21 @@ matrix_run() (
 			# the judge's document (written by the one KTAP writer)
 			cp "$OUT_DIR/boot/${b/-boot-/-}.ktap" "$OUT_DIR/ktap/$b.ktap"
 		else
-			kit_py results ktap "$f" --title "$b" --summary "$b" > "$OUT_DIR/ktap/$b.ktap" || true
+			kit_py results ktap "$f" --title "$b" --summary "$b" > "$OUT_DIR/ktap/$b.ktap" ||
+				matrix_writer_failed "out/ktap/$b.ktap"
 		fi
 		files+=("$f")
 		args+=("$b=$f")
 	done
 	kit_py results markdown -o "$OUT_DIR/matrix.md" --branches "${branches[*]}" \
-		"${files[@]}" "$OUT_DIR"/results/*.steps.tsv || { warn "out/matrix.md not written"; fail=1; }
+		"${files[@]}" "$OUT_DIR"/results/*.steps.tsv || matrix_writer_failed out/matrix.md
 	kit_py results junit -o "$OUT_DIR/junit.xml" --kunit-dir "$(kunit_dir)" "${args[@]}" ||
-		{ warn "out/junit.xml not written"; fail=1; }
+		matrix_writer_failed out/junit.xml
 	kit_py results json -o "$OUT_DIR/results.json" "${files[@]}" "$OUT_DIR"/results/*.steps.tsv ||
-		{ warn "out/results.json not written"; fail=1; }
+		matrix_writer_failed out/results.json
 	progress "matrix: $(( $(date +%s) - t0 ))s for ${branches[*]}"
-	cat "$OUT_DIR/matrix.md"
+	[ ! -f "$OUT_DIR/matrix.md" ] || cat "$OUT_DIR/matrix.md"
+	[ ! -f "$OUT_DIR/results/matrix-writers.tsv" ] || files+=("$OUT_DIR/results/matrix-writers.tsv")
 	for f in "${files[@]}"; do
 		read -r _ n _ < <(kit_py results count "$f") || n=invalid
 		[ "$n" = 0 ] || { warn "$(basename "$f" .tsv): $n failed"; fail=1; }

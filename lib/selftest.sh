@@ -3,29 +3,61 @@
 # selftest.sh - everything make test runs, in order (bin/test): the trees,
 # the fast tier of the unit tests (needs no kernel tree), the unit tests
 # that need trees, then the matrix (tree, apply, check, boots) on every
-# branch.  Every stage is a step (steps.sh) whose results are records; a
-# crashed stage counts as a failure.  The total is counted from the
-# records (the one result model), so it is true with or without a kernel
-# tree; the KTAP the stages print is read with the kernel's own parser by
-# the unit tests (t-ktap.sh).  Ends with one "N passed, N failed, N skipped"
-# line.
+# branch.  Each is a step (steps.sh) whose results are records; the run
+# plans its steps (out/test/plan.tsv) and the matrix its own (matrix.sh
+# matrix_plan), and a step that crashes (exits non-zero with no
+# failed record), a writer that fails or a planned step that left no record
+# is a failure record of its own, named on stderr.  The total is counted
+# from the records (the one result model), so it is true with or without a
+# kernel tree; the KTAP the steps print is read with the kernel's own
+# parser by the unit tests (t-ktap.sh).  A timestamped line on stderr per
+# unit-test file and per matrix step as it ends, with its counts.  Ends
+# with one "N passed, N failed, N skipped" line.
 kit_use tables trees results steps deps fetch
 
-# selftest_stage NAME RECORDS CMD...: run a stage; its KTAP to
-# out/test/NAME.ktap, its stderr to out/test/NAME.log
-selftest_stage() {
+# selftest_step NAME RECORDS CMD...: run a step; its KTAP to
+# out/test/NAME.ktap, its stderr to out/test/NAME.log, its step record to
+# out/test/steps.tsv
+selftest_step() {
 	local name=$1 records=$2
 	shift 2
 	progress "test: $name"
 	step_run_split "$ST_DIR/$name.ktap" "$ST_DIR/$name.log" "$@"
 	[ -f "$records" ] || : > "$records"
 	step_close "$records" "$name" unit "$ST_DIR/$name.log"
+	awk -F'\t' '$1 == "step"' "$records" >> "$ST_DIR/steps.tsv"
 	awk -F'\t' '$1 != "step"' "$records" > "$records.tmp" && mv "$records.tmp" "$records"
-	grep -E '^(not ok|# [a-z]+: [0-9]+ passed)' "$ST_DIR/$name.ktap" >&2 || true
+	progress "test: $name: $(kit_py results count "$records" | awk '{ printf "%s passed, %s failed, %s skipped", $1, $2, $3 }') (exit status $STEP_RC)"
+	grep -E '^not ok' "$ST_DIR/$name.ktap" >&2 || true
+}
+
+# selftest_matrix ARGS...: the matrix as a step: its stdout to
+# out/test/matrix.log, its progress on stderr; every step it planned and
+# did not record is a failure (matrix_expect), and so is a status other
+# than 0 with no failure counted, or any status but 0 and 1 (a crash)
+selftest_matrix() {
+	local records=$ST_DIR/matrix.tsv f failed files=()
+	kit_use matrix
+	# through kit_try (step_run_split), not "|| true", so that errexit
+	# holds in every step
+	step_run_split "$ST_DIR/matrix.log" >(tee "$ST_DIR/matrix.err" >&2) matrix_run "$@"
+	matrix_expect
+	: > "$records"
+	for f in "$OUT_DIR"/results/*-*.tsv; do
+		[ ! -f "$f" ] || files+=("$f")
+	done
+	failed=$(kit_py results count ${files[@]+"${files[@]}"} "$records" | awk '{ print $2 }') || failed=0
+	if [ "$STEP_RC" -gt 1 ] || { [ "$STEP_RC" -ne 0 ] && [ "$failed" -eq 0 ]; }; then
+		warn "the matrix exited with status $STEP_RC"
+		result "$records" case matrix matrix matrix error - "$STEP_SECONDS" "the matrix exited with status $STEP_RC (its log: $ST_DIR/matrix.log, matrix.err)"
+	fi
+	result "$ST_DIR/steps.tsv" step matrix unit matrix "$([ "$STEP_RC" -eq 0 ] && echo pass || echo error)" - "$STEP_SECONDS" \
+		"exit status $STEP_RC; log: $ST_DIR/matrix.log"
+	grep -v '^\[' "$ST_DIR/matrix.log" || true
 }
 
 selftest_run() (
-	local fast=0 full=0 boot=1 b passed failed skipped margs=() uargs=() f files=() unit_pid
+	local fast=0 full=0 boot=1 b passed failed skipped margs=() uargs=() f files=() unit_pid unit_rc=0 console
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--fast) fast=1; shift ;;
@@ -38,6 +70,12 @@ selftest_run() (
 	START=$(date +%s)
 	rm -rf "$ST_DIR"
 	mkdir -p "$ST_DIR"
+	: > "$ST_DIR/steps.tsv"
+	step_plan "$ST_DIR/plan.tsv" unit fast
+	[ $fast = 1 ] || step_plan "$ST_DIR/plan.tsv" unit unit matrix
+	# the unit runner's line per test file goes to the console (this
+	# stderr), its line per test to the step's log
+	exec {console}>&2
 	deps_run
 	if [ $fast = 0 ]; then
 		# the trees first: the unit tests and the matrix use them
@@ -50,10 +88,10 @@ selftest_run() (
 		done
 		sparse_path >/dev/null
 	fi
-	selftest_stage fast "$ST_DIR/fast.tsv" "$KIT_DIR/tests/unit/run.sh" --tier fast --records "$ST_DIR/fast.tsv"
+	selftest_step fast "$ST_DIR/fast.tsv" "$KIT_DIR/tests/unit/run.sh" --tier fast --records "$ST_DIR/fast.tsv" --progress-fd "$console"
 	files=("$ST_DIR/fast.tsv")
 	if [ $fast = 0 ]; then
-		uargs=(--tier tree --records "$ST_DIR/unit.tsv")
+		uargs=(--tier tree --records "$ST_DIR/unit.tsv" --progress-fd "$console")
 		[ $full = 0 ] || uargs+=(--full)
 		# the unit tests and the matrix run side by side: the unit tests
 		# are mostly one process at a time (quilt, spatch, the shell),
@@ -61,24 +99,31 @@ selftest_run() (
 		# together they take much less than one after the other (their
 		# out/ and cache paths are apart: the unit tests' trees have
 		# names of their own; shared cache areas are locked)
-		selftest_stage unit "$ST_DIR/unit.tsv" "$KIT_DIR/tests/unit/run.sh" "${uargs[@]}" &
+		selftest_step unit "$ST_DIR/unit.tsv" "$KIT_DIR/tests/unit/run.sh" "${uargs[@]}" &
 		unit_pid=$!
 		progress "test: matrix on $SUPPORTED_BRANCHES ($([ $full = 1 ] && echo 'every baseline and target' || echo 'the kernels of tables/boot-baselines.table'))"
 		[ $boot = 0 ] || margs+=(--boot)
 		[ $full = 0 ] || margs+=(--full)
-		kit_use matrix
-		# its failures are in its records (counted below); through kit_try,
-		# not "|| true", so that errexit holds in every step
-		kit_try matrix_run "${margs[@]}" > "$ST_DIR/matrix.log" 2>&1
+		selftest_matrix ${margs[@]+"${margs[@]}"}
 		progress "test: matrix done; waiting for the unit tests"
-		# the unit stage records its own failures (a crash is one)
-		wait "$unit_pid" || true
-		grep -v '^\[' "$ST_DIR/matrix.log" || true
-		files+=("$ST_DIR/unit.tsv")
+		wait "$unit_pid" || unit_rc=$?
+		if [ "$unit_rc" -ne 0 ]; then
+			warn "the unit step exited with status $unit_rc"
+			result "$ST_DIR/unit-step.tsv" case unit unit unit-step error - - "the unit step (selftest_step) exited with status $unit_rc"
+			files+=("$ST_DIR/unit-step.tsv")
+		fi
+		files+=("$ST_DIR/unit.tsv" "$ST_DIR/matrix.tsv")
 		for f in "$OUT_DIR"/results/*-*.tsv; do
-			[ -f "$f" ] && files+=("$f")
+			[ ! -f "$f" ] || files+=("$f")
 		done
 	fi
+	# every planned step left its step record (a step that left no
+	# record file at all is missing here)
+	step_missing "$ST_DIR/plan.tsv" "$ST_DIR/missing.tsv" "$ST_DIR/steps.tsv"
+	files+=("$ST_DIR/missing.tsv")
+	for f in "${files[@]}"; do
+		[ -f "$f" ] || warn "no records in $f"
+	done
 	read -r passed failed skipped < <(kit_py results count "${files[@]}") ||
 		{ passed=0 failed=1 skipped=0; warn "the records in $ST_DIR and out/results could not be counted"; }
 	progress "test: done in $(( $(date +%s) - START ))s"

@@ -40,3 +40,28 @@ step_close() {
 	result "$records" step "$step" "$branch" "$step" "$([ "$STEP_RC" -eq 0 ] && echo pass || echo error)" - "$STEP_SECONDS" \
 		"exit status $STEP_RC; log: $log"
 }
+
+# step_plan PLAN BRANCH STEP...: the run means to run these steps of
+# BRANCH: each is expected to leave a record (step_missing)
+step_plan() {
+	local plan=$1 branch=$2 s
+	shift 2
+	for s; do printf '%s\t%s\n' "$branch" "$s" >> "$plan"; done
+}
+
+# step_missing PLAN OUT FILE...: an error record in OUT (rewritten) for
+# every step of PLAN that left no record in FILE...; a warning names each
+step_missing() {
+	local plan=$1 out=$2 lost b s
+	shift 2
+	[ -f "$plan" ] || : > "$plan"
+	if ! lost=$(kit_py results expect --plan "$plan" -o "$out" "$@"); then
+		: > "$out"
+		result "$out" case plan plan "$plan" error - - "the records of the run could not be checked against its plan $plan"
+		warn "the records could not be checked against the plan $plan"
+		return 0
+	fi
+	while read -r b s; do
+		[ -z "$b" ] || warn "missing: $b $s: the planned step left no record (it did not run, or its records were lost)"
+	done <<< "$lost"
+}

@@ -42,6 +42,12 @@ kunit_parser's counts of the KTAP the records make: its leaves.
   results junit -o OUT.xml [--name N] --kunit-dir DIR SUITE=FILE...
   results json -o OUT.json FILE...
   results markdown -o OUT.md --branches "B..." FILE...
+  results expect --plan PLAN -o OUT FILE...   -> "BRANCH STEP" of each missing step
+
+A run's plan (lib/steps.sh step_plan) is a file of "BRANCH<TAB>STEP" lines:
+the steps the run means to run.  `expect` writes to OUT an error record for
+every planned step that left no record (of any kind) in FILE..., so that
+a step that never ran or whose records were lost is a failure, named.
 """
 
 import json
@@ -504,6 +510,36 @@ def markdown_lines(records, branches):
     return out
 
 
+# --- the plan ------------------------------------------------------------------------
+
+def read_plan(path):
+    """The (branch, step) pairs of the plan file PATH, in order, once each."""
+    try:
+        with open(path, encoding='utf-8') as f:
+            lines = f.read().split('\n')
+    except OSError as e:
+        raise Error(f'cannot read the plan {path}: {e.strerror}', 'write it with lib/steps.sh step_plan') from e
+    out = []
+    for n, line in enumerate(lines, 1):
+        if not line:
+            continue
+        fields = line.split('\t')
+        if len(fields) != 2 or not all(fields):
+            raise Error(f"{path}:{n}: '{line}' is not BRANCH<TAB>STEP", 'write the plan with lib/steps.sh step_plan')
+        if tuple(fields) not in out:
+            out.append(tuple(fields))
+    return out
+
+
+def missing(plan, records):
+    """The error records of the planned (branch, step) pairs with no record."""
+    have = {(r.branch, r.step) for r in records}
+    return [Record('case', step, branch, step, 'error', None, None,
+                   f'the step {step} of {branch} left no record: it did not run, or the run '
+                   f'that should have run it broke off, or its records were lost')
+            for branch, step in plan if (branch, step) not in have]
+
+
 # --- the command line --------------------------------------------------------------
 
 def suites_of(specs):
@@ -537,8 +573,17 @@ def main(argv):
     p.add_argument('-o', '--output', required=True)
     p.add_argument('--branches', required=True, help='the columns, blank separated')
     p.add_argument('files', nargs='+', metavar='FILE')
+    p = sub.add_parser('expect', help='error records of the planned steps that left none')
+    p.add_argument('--plan', required=True, help='BRANCH<TAB>STEP lines')
+    p.add_argument('-o', '--output', required=True, help='the record file written (the missing steps)')
+    p.add_argument('files', nargs='*', metavar='FILE')
     args = ap.parse_args(argv)
-    if args.cmd == 'ktap':
+    if args.cmd == 'expect':
+        lost = missing(read_plan(args.plan), read(args.files))
+        write(args.output, lost)
+        for r in lost:
+            print(r.branch, r.step)
+    elif args.cmd == 'ktap':
         records = read(args.files)
         lines = ktap_lines(records, args.title)
         if args.summary:

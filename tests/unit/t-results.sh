@@ -264,3 +264,23 @@ test_markdown_rows() {
 	run_kit results markdown -o "$T/matrix.md" --branches "6.1 4.19" "$RECORDS"/*.tsv
 	expect_one_line_error "--branches '6.1 4.19' names no branch or unknown ones \(4.19\); use branches of tables/branches.table"
 }
+
+# a plan's step that left no record is an error record naming it (any
+# record of its branch and step counts as one), each named once on
+# stdout; a plan line that is not BRANCH<TAB>STEP is a one-line error
+test_expect_names_missing_steps() {
+	local out rc=0
+	printf '6.1\ttree\n6.1\tapply\n6.1\tapply\n7.2\tcheck\n' > "$T/plan.tsv"
+	printf 'step\ttree\t6.1\ttree\tpass\t-\t1\tLinux 6.1.1\n' > "$T/have.tsv"
+	printf 'case\tapply\t6.1\tx\tfail\t-\t-\twhy\n' >> "$T/have.tsv"
+	out=$(results expect --plan "$T/plan.tsv" -o "$T/missing.tsv" "$T/have.tsv")
+	[ "$out" = "7.2 check" ] || fail "expect named '$out', expected only 7.2 check"
+	[ "$(results count "$T/missing.tsv")" = "0 1 0" ] || fail "the missing step is not one failure" "$(cat "$T/missing.tsv")"
+	grep -q '^case	check	7\.2	check	error	.*left no record' "$T/missing.tsv" || fail "no error record of 7.2 check" "$(cat "$T/missing.tsv")"
+	out=$(results expect --plan "$T/plan.tsv" -o "$T/missing.tsv")
+	[ "$(printf '%s\n' "$out" | paste -sd,)" = "6.1 tree,6.1 apply,7.2 check" ] || fail "without records every step is missing: $out"
+	printf '6.1 tree\n' > "$T/badplan.tsv"
+	out=$(results expect --plan "$T/badplan.tsv" -o "$T/missing.tsv" 2>&1) || rc=$?
+	{ [ "$rc" -ne 0 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && grep -q "is not BRANCH<TAB>STEP" <<< "$out"; } ||
+		fail "a bad plan line is not a one-line error (exit $rc)" "$out"
+}

@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: GPL-2.0
+# tier: fast
+# make test cannot lose a result: in a copy of the kit whose trees, unit
+# suite and matrix steps are stubs (no kernel tree, no build), a matrix
+# killed between branches and a writer that fails each make bin/test (what
+# make test runs) exit non-zero with the missing step or the failed writer
+# named, and the last line counts them as failures.
+
+# stub_kit NAME -> a kit copy whose make test runs in seconds: no
+# dependencies or trees to fetch, a unit suite of one passing test, and
+# matrix steps that write one passing record each.  The environment
+# variable STUB_KILL=BRANCH makes the matrix kill itself (SIGKILL) when
+# it reaches BRANCH.
+stub_kit() {
+	local k
+	k=$(kit_copy "$1")
+	rm -f "$k"/tests/unit/t-*.sh
+	printf '# tier: fast\ntest_stub_passes() {\n\t[ 1 -eq 1 ]\n}\n' > "$k/tests/unit/t-stub.sh"
+	cat >> "$k/lib/selftest.sh" <<-'STUB'
+	deps_run() { :; }
+	need_cache() { :; }
+	fetch_tree() { :; }
+	sparse_path() { :; }
+	STUB
+	cat >> "$k/lib/matrix.sh" <<-'STUB'
+	need_cache() { :; }
+	kernel_version() { echo 9.9.9; }
+	pristine_dir() { echo "$OUT_DIR/stub-tree"; }
+	kunit_dir() { [ -n "${STUB_KUNIT:-}" ] || die "no kunit parser"; echo "$STUB_KUNIT"; }
+	matrix_tag() { :; }
+	matrix_fetch() ( : )
+	worktree_records() { echo "$OUT_DIR/status/$1-stub-apply.tsv"; }
+	matrix_apply() (
+		result "$OUT_DIR/status/$1-stub-apply.tsv" case apply "$1" stub pass
+		echo "$OUT_DIR/stub-tree" > "$OUT_DIR/status/$1.tree"
+	)
+	matrix_check() (
+		mkdir -p "$OUT_DIR/check/$1"
+		result "$OUT_DIR/check/$1/results.tsv" case check "$1" stub pass
+	)
+	eval "$(declare -f matrix_branch | sed '1s/^matrix_branch/matrix_branch_real/')"
+	matrix_branch() {
+		[ "$1" != "${STUB_KILL:-}" ] || kill -KILL "$BASHPID"
+		matrix_branch_real "$@"
+	}
+	STUB
+	printf '%s\n' "$k"
+}
+
+# stub_test KIT -> make test (bin/test --no-boot) of KIT: its output in
+# $OUT, its status in $RC
+stub_test() {
+	run_kit env MMBK_CACHE="$T/selftest-cache" "$1/bin/test" --no-boot
+}
+
+# the control: the stubbed run passes, so that the failures below are the
+# kill's and the writer's (the JUnit writer needs the kernel's parser)
+test_stubbed_make_test_passes() {
+	local k
+	need_kunit_parser
+	k=$(stub_kit kit-selftest-ok)
+	STUB_KUNIT=$KUNIT_DIR stub_test "$k"
+	expect_rc 0 "make test of the stubbed kit"
+	grep -qE '^[1-9][0-9]* passed, 0 failed, 0 skipped$' <<< "$(tail -n1 <<< "$OUT")" ||
+		fail "the stubbed run does not pass" "$OUT"
+	expect_out "matrix: ${SUPPORTED_BRANCHES##* } check: 1 passed" "the matrix ran to its last branch"
+}
+
+test_matrix_killed_between_branches_fails() {
+	local k
+	k=$(stub_kit kit-selftest-kill)
+	STUB_KILL=6.1 stub_test "$k"
+	[ "$RC" -ne 0 ] || fail "make test exit 0 after the matrix was killed at 6.1" "$OUT"
+	[ "$RC" -ne "$EXIT_REFUSED" ] || fail "make test refused instead of failing" "$OUT"
+	expect_out 'missing: 6\.1 tree\b' "the first step that never ran is named"
+	expect_out 'missing: 7\.2 check\b' "the last branch's steps are named"
+	expect_out 'matrix.*(status|exit(ed)?) 137' "the matrix's own status is reported"
+	expect_out '^[0-9]+ passed, [1-9][0-9]* failed, [0-9]+ skipped$' "the last line counts the failure"
+}
+
+test_failing_writer_fails() {
+	local k
+	k=$(stub_kit kit-selftest-writer)
+	# the JSON writer breaks after the records are complete
+	sed -i 's/^        atomic_write(args.output, json.dumps(/        raise Error("stub: the JSON writer breaks", "none")\n&/' "$k/mmbk/results.py"
+	grep -q 'stub: the JSON writer breaks' "$k/mmbk/results.py" || fail "test setup: the JSON writer was not broken"
+	STUB_KUNIT=${KUNIT_DIR:-} stub_test "$k"
+	[ "$RC" -ne 0 ] || fail "make test exit 0 with a failed JSON writer" "$OUT"
+	expect_out 'results\.json' "the failed writer is named"
+	expect_out '^[0-9]+ passed, [1-9][0-9]* failed, [0-9]+ skipped$' "the last line counts the failure"
+}
