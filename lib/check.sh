@@ -54,7 +54,7 @@ check_build() {
 # check_split MAKELOG OBJECT LOG: the compiler's output for OBJECT to
 # LOG.w1, sparse's to LOG.sparse.  kbuild prints "  CC      OBJECT" before
 # the compiler's output and "  CHECK   SOURCE" before the checker's; what
-# it builds before OBJECT (the prepare stage: arm64's vDSO, host tools) is
+# it builds before OBJECT (the prepare targets: arm64's vDSO, host tools) is
 # other objects' output, and with -j its lines interleave, so a section
 # ends at the next kbuild line of any kind
 check_split() {

@@ -5,7 +5,9 @@
 # (GCC, or LLVM=1) and the configuration (the kit's fragments on
 # tinyconfig, or with KCONFIG= the tree's own: a defconfig name or a file).
 #
-# A command calls kb_target once; every later call uses KB_*:
+# kb_target sets the build target (bin/ through cli.sh; apply.sh and
+# retarget.sh for their compile checks; matrix.sh per step and build
+# target); every later call uses KB_*:
 #   KB_ARCH     x86_64 | arm64        (the kit's name of the architecture)
 #   KB_SRCARCH  x86 | arm64           (ARCH= given to the kernel's make: always
 #               on the command line, so a Makefile's own "ARCH :=" never wins)
@@ -195,7 +197,8 @@ kb_make_args() {
 	fi
 }
 
-# kb_env -> the environment of the target's make ("PATH=..." when LLVM)
+# kb_path -> the PATH of the target's make (with LLVM, the clang's
+# directory first)
 kb_path() {
 	if [ -n "$KB_LLVM" ]; then printf '%s:%s\n' "$KB_LLVM" "$PATH"; else printf '%s\n' "$PATH"; fi
 }

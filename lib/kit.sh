@@ -82,7 +82,7 @@ join_lines() {
 	awk -v sep="${1-; }" '{ printf "%s%s", (NR > 1 ? sep : ""), $0 } END { if (NR) print "" }'
 }
 
-# kit_options WHO SPEC ARGS...: the options of a command or stage into
+# kit_options WHO SPEC ARGS...: the options of a command or module entry point into
 # its caller's variables.  SPEC lists "--name=var" (takes a value: var is
 # set to it) and "--name!var=value" (a flag: var is set to value); any
 # other argument, or a missing value, is one usage error naming WHO.

@@ -74,14 +74,6 @@ result_names() {
 	awk -F'\t' -v k="$2" -v s="${3:-}" '$1 == k && (s == "" || $5 == s) { print $4 }' "$1"
 }
 
-# result_ok STATUS: the status counts as a success (KTAP "ok")
-result_ok() {
-	case $1 in
-	failed|not-tried|fail|error) return 1 ;;
-	*) return 0 ;;
-	esac
-}
-
 # kunit_dir -> tools/testing/kunit of the newest cached tree that has the
 # kernel's KTAP parser (the kit reads and writes KTAP with it), or a
 # one-line error

@@ -47,36 +47,36 @@ kit_use tables trees plan recipes kbuild results
 
 # the object that compiles a file the series changes, where it is not the
 # file's own .o (headers, and .c files #included by another one)
-RT_COMPILED_BY="\
+RETARGET_COMPILED_BY="\
 include/linux/rwsem.h kernel/locking/rwsem.o
 include/linux/mmap_lock.h mm/khugepaged.o
 include/trace/events/huge_memory.h mm/khugepaged.o
 kernel/locking/rwbase_rt.c kernel/locking/rwsem.o"
 
-# rt_record NAME STATUS TEXT: NAME's record of this call
-rt_record() {
+# retarget_record NAME STATUS TEXT: NAME's record of this call
+retarget_record() {
 	printf '%-64s %s\n' "$1" "$3" >&2
-	result "$RT_DEST/results.new" patch retarget "$RT_TREE_NAME" "$1" "$2" "$(topic_of "$1")" \
-		"$(( $(date +%s) - RT_STARTED ))" "$3"
+	result "$RETARGET_DEST/results.new" patch retarget "$RETARGET_TREE_NAME" "$1" "$2" "$(topic_of "$1")" \
+		"$(( $(date +%s) - RETARGET_STARTED ))" "$3"
 }
 
-# rt_save_rejects NAME: the rejects of the branch patch on the current
+# retarget_save_rejects NAME: the rejects of the branch patch on the current
 # state (in DIR/rejects/NAME); prints a one-line summary of the failed hunks
-rt_save_rejects() {
-	patch_rejects "$RG_BPDIR/$1" "$RG_TMP/tree" "$RG_TMP/rej" "$RT_DEST/rejects/$1"
+retarget_save_rejects() {
+	patch_rejects "$RG_BPDIR/$1" "$RG_TMP/tree" "$RG_TMP/rej" "$RETARGET_DEST/rejects/$1"
 }
 
-# rt_reference_step BRANCH NAME: bring the branch's own tree
+# retarget_reference_step BRANCH NAME: bring the branch's own tree
 # (work/ref-BRANCH, its series applied in order) up to NAME, and set the
 # reference states of the files NAME touches before and after it there
-rt_reference_step() {
+retarget_reference_step() {
 	local b=$1 name=$2 dir=$RG_TMP/ref-$1 p
 	mkdir -p "$dir/tree"
 	touch "$dir/done"
 	for p in $(series_patches "$(series_file "$b")"); do
 		[ "$p" != "$name" ] || break
 		grep -qxF "$p" "$dir/done" && continue
-		rt_patch_files "$dir/tree" "$(pristine_dir "$b")" "$DATA_DIR/backports/$b/$p"
+		retarget_patch_files "$dir/tree" "$(pristine_dir "$b")" "$DATA_DIR/backports/$b/$p"
 		patch -s -p1 -F0 -N --no-backup-if-mismatch -d "$dir/tree" -i "$DATA_DIR/backports/$b/$p" >/dev/null 2>&1 ||
 			die "backports/$b/$p does not apply to the $b tree; run 'make regen BRANCH=$b REGEN_CHECK=1'"
 		echo "$p" >> "$dir/done"
@@ -85,28 +85,28 @@ rt_reference_step() {
 		die "backports/$b/$name does not apply to the $b tree; run 'make regen BRANCH=$b REGEN_CHECK=1'"
 }
 
-# rt_patch_files DIR SRC PATCHFILE: copy into DIR the files PATCHFILE
+# retarget_patch_files DIR SRC PATCHFILE: copy into DIR the files PATCHFILE
 # touches that DIR does not have yet (from SRC)
-rt_patch_files() {
+retarget_patch_files() {
 	local f
 	for f in $(patch_files "$3"); do
 		[ -e "$1/$f" ] || [ ! -f "$2/$f" ] || { mkdir -p "$1/$(dirname "$f")"; cp "$2/$f" "$1/$f"; }
 	done
 }
 
-# rt_detect_state NAME -> detect.table's "verdict<TAB>why" for NAME on the
+# retarget_detect_state NAME -> detect.table's "verdict<TAB>why" for NAME on the
 # current state: a tree that has the current state of every file
 # detect.table reads (the scratch copy where it has one, else TREE)
-rt_detect_state() {
+retarget_detect_state() {
 	local d=$RG_TMP/detect f
 	rm -rf "$d"
 	mkdir -p "$d"
-	cp "$RT_TREE/Makefile" "$d/"
+	cp "$RETARGET_TREE/Makefile" "$d/"
 	for f in $(table_rows "$DETECT_TABLE" | awk -F'\t' 'NF >= 5 { print $2 }' | sort -u); do
 		if [ -e "$RG_TMP/tree/$f" ]; then
 			mkdir -p "$d/$(dirname "$f")"; cp "$RG_TMP/tree/$f" "$d/$f"
-		elif [ -e "$RT_TREE/$f" ]; then
-			mkdir -p "$d/$(dirname "$f")"; cp "$RT_TREE/$f" "$d/$f"
+		elif [ -e "$RETARGET_TREE/$f" ]; then
+			mkdir -p "$d/$(dirname "$f")"; cp "$RETARGET_TREE/$f" "$d/$f"
 		fi
 	done
 	# is_kernel_tree wants these two
@@ -116,9 +116,9 @@ rt_detect_state() {
 	detect_tree "$d" | awk -F'\t' -v n="$1" '$1 == n { print $2 "\t" $3 }'
 }
 
-# rt_changed_defs BEFORE AFTER FILE... -> "file: kind name" of every
+# retarget_changed_defs BEFORE AFTER FILE... -> "file: kind name" of every
 # top-level definition that differs
-rt_changed_defs() {
+retarget_changed_defs() {
 	local b=$1 a=$2 f
 	shift 2
 	for f in "$@"; do
@@ -130,11 +130,11 @@ rt_changed_defs() {
 	done | LC_ALL=C sort -u
 }
 
-# rt_objects FILE... -> the objects to compile for the changed files
-rt_objects() {
+# retarget_objects FILE... -> the objects to compile for the changed files
+retarget_objects() {
 	local f
 	for f in "$@"; do
-		if printf '%s\n' "$RT_COMPILED_BY" | awk -v f="$f" '$1 == f { print $2; found = 1 } END { exit !found }'; then
+		if printf '%s\n' "$RETARGET_COMPILED_BY" | awk -v f="$f" '$1 == f { print $2; found = 1 } END { exit !found }'; then
 			:
 		else
 			case $f in *.c) echo "${f%.c}.o" ;; esac
@@ -142,35 +142,35 @@ rt_objects() {
 	done | sort -u
 }
 
-# rt_build_root -> the compile area of TREE's version and the build
+# retarget_build_root -> the compile area of TREE's version and the build
 # target in the cache: linux/ (the compile copy) and build/ (O=), one
 # source path per area so that the build dir's dependency files stay true
-rt_build_root() {
-	printf '%s/work/retarget-build/%s%s\n' "$CACHE_DIR" "$RT_TREE_VERSION" "${KB_TAG:-}"
+retarget_build_root() {
+	printf '%s/work/retarget-build/%s%s\n' "$CACHE_DIR" "$RETARGET_TREE_VERSION" "${KB_TAG:-}"
 }
 
-# rt_build_copy -> the compile copy of this call: a hard-link copy of TREE
+# retarget_build_copy -> the compile copy of this call: a hard-link copy of TREE
 # as it is now, made afresh once per call (so it is the tree's current
 # content whatever happened at its path or in the area before), without
 # the kit's state, VCS data or an in-tree configuration; the area is
 # locked for the rest of the call (retarget_run makes it before the first
 # patch)
-rt_build_copy() {
+retarget_build_copy() {
 	local root
-	root=$(rt_build_root)
+	root=$(retarget_build_root)
 	mkdir -p "$root"
-	exec {RT_LOCK}>"$root/.lock"
-	if ! flock -n "$RT_LOCK"; then
+	exec {RETARGET_LOCK}>"$root/.lock"
+	if ! flock -n "$RETARGET_LOCK"; then
 		progress "retarget: $root is in use by another re-targeting; waiting"
-		flock "$RT_LOCK"
+		flock "$RETARGET_LOCK"
 	fi
-	progress "retarget: compile copy of $RT_TREE (hard links)"
-	link_copy "$RT_TREE" "$root/linux" clean
+	progress "retarget: compile copy of $RETARGET_TREE (hard links)"
+	link_copy "$RETARGET_TREE" "$root/linux" clean
 }
 
-# rt_lay DIR COPY: the files of DIR (a state of the touched files) replace
+# retarget_lay DIR COPY: the files of DIR (a state of the touched files) replace
 # COPY's, by rename (COPY's files are hard links to the tree's)
-rt_lay() {
+retarget_lay() {
 	local f
 	while read -r f; do
 		mkdir -p "$2/$(dirname "$f")"
@@ -179,9 +179,9 @@ rt_lay() {
 	done < <(cd "$1" && find . -type f -printf '%P\n')
 }
 
-# rt_compile COPY OBJ LOG OBJECT...: compile the objects in COPY; prints
+# retarget_compile COPY OBJ LOG OBJECT...: compile the objects in COPY; prints
 # "object<TAB>first error" for each object that does not build
-rt_compile() {
+retarget_compile() {
 	local copy=$1 obj=$2 log=$3 o rc=0
 	shift 3
 	kb_objects "$copy" "$obj" test "$log" "$@" || rc=$?
@@ -199,26 +199,26 @@ rt_compile() {
 	done
 }
 
-# rt_compile_check NAME FILE...: the objects of the changed files FILE
+# retarget_compile_check NAME FILE...: the objects of the changed files FILE
 # compiled without (RG_TMP/before over the compile copy) and with the
 # change (RG_TMP/tree); prints why the change is refused (status 1) or,
 # status 0, "unverified: ..." for the objects no build could verify
-rt_compile_check() {
+retarget_compile_check() {
 	local name=$1 objs copy obj log base new o why='' unverified=''
 	shift
-	objs=$(rt_objects "$@")
+	objs=$(retarget_objects "$@")
 	[ -n "$objs" ] || return 0
-	copy=$(rt_build_root)/linux
-	obj=$(rt_build_root)/build
-	log=$RT_DEST/work/compile-$name
+	copy=$(retarget_build_root)/linux
+	obj=$(retarget_build_root)/build
+	log=$RETARGET_DEST/work/compile-$name
 	# without the change: every patch before it in this call, not this one
-	rt_lay "$RG_TMP/tree" "$copy"
-	rt_lay "$RG_TMP/before" "$copy"
+	retarget_lay "$RG_TMP/tree" "$copy"
+	retarget_lay "$RG_TMP/before" "$copy"
 	# shellcheck disable=SC2086
-	base=$(rt_compile "$copy" "$obj" "$log.without.log" $objs)
-	rt_lay "$RG_TMP/tree" "$copy"
+	base=$(retarget_compile "$copy" "$obj" "$log.without.log" $objs)
+	retarget_lay "$RG_TMP/tree" "$copy"
 	# shellcheck disable=SC2086
-	new=$(rt_compile "$copy" "$obj" "$log.with.log" $objs)
+	new=$(retarget_compile "$copy" "$obj" "$log.with.log" $objs)
 	for o in $objs; do
 		if grep -q "^$o	" <<< "$new"; then
 			if grep -q "^$o	" <<< "$base"; then
@@ -233,7 +233,7 @@ rt_compile_check() {
 		return 1
 	fi
 	if [ -n "$unverified" ]; then
-		if [ "$RT_VERIFY" = strict ]; then
+		if [ "$RETARGET_VERIFY" = strict ]; then
 			echo "not verified by compiling for $(kb_describe) (VERIFY=strict)${unverified}"
 			return 1
 		fi
@@ -242,36 +242,36 @@ rt_compile_check() {
 	return 0
 }
 
-# rt_verify NAME: the re-targeted change is the branch's change; prints
+# retarget_verify NAME: the re-targeted change is the branch's change; prints
 # why not (status 1), or a note on what could not be verified
-rt_verify() {
+retarget_verify() {
 	local name=$1 verdict files ref new other
-	verdict=$(rt_detect_state "$name")
+	verdict=$(retarget_detect_state "$name")
 	case $verdict in
 	''|present*) ;;
 	*) echo "the result does not carry the change (detect.table: ${verdict//$'\t'/ })"; return 1 ;;
 	esac
 	files=$(cd "$RG_TMP/before" && find . -type f -printf '%P\n' | sort)
 	# shellcheck disable=SC2086
-	new=$(rt_changed_defs "$RG_TMP/before" "$RG_TMP/tree" $files)
+	new=$(retarget_changed_defs "$RG_TMP/before" "$RG_TMP/tree" $files)
 	# shellcheck disable=SC2046
-	ref=$(rt_changed_defs "$RG_REF/before" "$RG_REF/after" $(cd "$RG_REF/before" && find . -type f -printf '%P\n'))
+	ref=$(retarget_changed_defs "$RG_REF/before" "$RG_REF/after" $(cd "$RG_REF/before" && find . -type f -printf '%P\n'))
 	other=$(comm -23 <(printf '%s\n' "$new") <(printf '%s\n' "$ref") | sed '/^$/d')
 	if [ -n "$other" ]; then
-		echo "re-targeting was refused: the result changes other code than backports/$RT_SRC_BRANCH/$name: $(printf '%s\n' "$other" | join_lines)"
+		echo "re-targeting was refused: the result changes other code than backports/$RETARGET_SRC_BRANCH/$name: $(printf '%s\n' "$other" | join_lines)"
 		return 1
 	fi
-	[ "$RT_COMPILE" = 1 ] || return 0
+	[ "$RETARGET_COMPILE" = 1 ] || return 0
 	# shellcheck disable=SC2086
-	rt_compile_check "$name" $files
+	retarget_compile_check "$name" $files
 }
 
-# rt_header NAME WHY: the header of the branch patch with the re-targeting
+# retarget_header NAME WHY: the header of the branch patch with the re-targeting
 # note inserted above the last Signed-off-by: of the header
-rt_header() {
+retarget_header() {
 	local name=$1 why=$2
 	patch_header "$RG_BPDIR/$name" | awk -v note="$(
-		printf '[ re-targeted from backports/%s/%s\n' "$RT_SRC_BRANCH" "$name"
+		printf '[ re-targeted from backports/%s/%s\n' "$RETARGET_SRC_BRANCH" "$name"
 		printf 'by mm-backport-kit: %s ]\n' "$why" | fold -s -w 70 | sed -e 's/ *$//' -e 's/^/  /')" '
 		{ line[NR] = $0 }
 		/^Signed-off-by:/ { last = NR }
@@ -284,191 +284,191 @@ rt_header() {
 		}'
 }
 
-# rt_steps_of NAME -> "a.cocci, text/b.sed, re-anchoring" for messages
-rt_steps_of() {
+# retarget_steps_of NAME -> "a.cocci, text/b.sed, re-anchoring" for messages
+retarget_steps_of() {
 	recipe_steps "$1" | awk '{ sub(/^\?/, "", $2); print ($2 == "reanchor" ? "re-anchored definitions (mmbk/reanchor.py)" : "cocci/" $2) }' |
 		awk '!seen[$0]++' | join_lines ', '
 }
 
-# rt_snapshot / rt_restore: the scratch state before a method, to undo a
+# retarget_snapshot / retarget_restore: the scratch state before a method, to undo a
 # failed one
-rt_snapshot() {
+retarget_snapshot() {
 	rm -rf "$RG_TMP/snap"
 	cp -a "$RG_TMP/tree" "$RG_TMP/snap"
 }
 
-rt_restore() {
+retarget_restore() {
 	rm -rf "$RG_TMP/tree"
 	cp -a "$RG_TMP/snap" "$RG_TMP/tree"
 }
 
-# rt_attempt NAME STEPS: run STEPS (empty: the recipe) and verify the
+# retarget_attempt NAME STEPS: run STEPS (empty: the recipe) and verify the
 # result; prints why it failed (status 1), or the verification note
-rt_attempt() {
+retarget_attempt() {
 	local name=$1 steps=$2 err
 	if ! ( regen_body "$name" "$steps" ) 2> "$RG_TMP/regen.err"; then
 		err=$(grep -E 'error:' "$RG_TMP/regen.err" | tail -n1 | sed 's/^[^:]*: error: //')
 		echo "${err:-see ${RG_TMP#"$OUT_DIR"/}/regen.err}"
 		return 1
 	fi
-	rt_verify "$name"
+	retarget_verify "$name"
 }
 
-# rt_land NAME KIND REJECTS NOTE: write the re-targeted patch and record it
-rt_land() {
+# retarget_land NAME KIND REJECTS NOTE: write the re-targeted patch and record it
+retarget_land() {
 	local name=$1 kind=$2 rejects=$3 note=$4 why status text checked
 	if [ "$kind" = cocci ]; then
-		why="the branch patch does not apply at fuzz 0 to $RT_TREE_NAME (Linux $RT_TREE_VERSION): $rejects. Regenerated on that tree from $(rt_steps_of "$name")"
+		why="the branch patch does not apply at fuzz 0 to $RETARGET_TREE_NAME (Linux $RETARGET_TREE_VERSION): $rejects. Regenerated on that tree from $(retarget_steps_of "$name")"
 		status=re-targeted text="re-targeted from cocci"
 	else
-		why="the branch patch does not apply at fuzz 0 to $RT_TREE_NAME (Linux $RT_TREE_VERSION): $rejects. Re-anchored by mmbk/reanchor.py: each definition it changes 3-way merged into the tree's own ($(sed 's/^reanchor: [^:]*: //' "$RG_TMP/reanchor.all" | join_lines))"
+		why="the branch patch does not apply at fuzz 0 to $RETARGET_TREE_NAME (Linux $RETARGET_TREE_VERSION): $rejects. Re-anchored by mmbk/reanchor.py: each definition it changes 3-way merged into the tree's own ($(sed 's/^reanchor: [^:]*: //' "$RG_TMP/reanchor.all" | join_lines))"
 		status=re-anchored text="re-anchored"
 	fi
 	checked="detect.table finds the change, it changes no definition the branch patch leaves alone"
-	if [ "$RT_COMPILE" = 1 ] && [ -z "$note" ]; then
+	if [ "$RETARGET_COMPILE" = 1 ] && [ -z "$note" ]; then
 		checked="$checked, and the objects it touches compile without and with it ($(kb_describe))"
 	elif [ -n "$note" ]; then
 		checked="$checked; ${note#unverified: }"
 		text="$text; ${note#unverified: }"
 	fi
-	rt_header "$name" "$why; checked: $checked" > "$RG_TMP/header"
-	assemble_patch "$RG_TMP/header" "$RG_TMP/body" > "$RT_DEST/$name"
-	echo "$name" >> "$RT_DEST/series.new"
-	rt_record "$name" "$status" "$text"
+	retarget_header "$name" "$why; checked: $checked" > "$RG_TMP/header"
+	assemble_patch "$RG_TMP/header" "$RG_TMP/body" > "$RETARGET_DEST/$name"
+	echo "$name" >> "$RETARGET_DEST/series.new"
+	retarget_record "$name" "$status" "$text"
 }
 
-# rt_one NAME BRANCH: take patch NAME of BRANCH on the current state; 0 ok
-rt_one() {
+# retarget_one NAME BRANCH: take patch NAME of BRANCH on the current state; 0 ok
+retarget_one() {
 	local name=$1 verdict rejects why_cocci='' why_anchor='' note
-	RT_SRC_BRANCH=$2
-	rg_bpdir "$DATA_DIR/backports/$RT_SRC_BRANCH"
-	if ! grep -qxF "$name" <(series_patches "$(series_file "$RT_SRC_BRANCH")"); then
-		rt_record "$name" failed "failed: backports/$RT_SRC_BRANCH does not carry it"
+	RETARGET_SRC_BRANCH=$2
+	rg_bpdir "$DATA_DIR/backports/$RETARGET_SRC_BRANCH"
+	if ! grep -qxF "$name" <(series_patches "$(series_file "$RETARGET_SRC_BRANCH")"); then
+		retarget_record "$name" failed "failed: backports/$RETARGET_SRC_BRANCH does not carry it"
 		return 1
 	fi
-	verdict=$(rt_detect_state "$name")
+	verdict=$(retarget_detect_state "$name")
 	if [ "${verdict%%$'\t'*}" = present ]; then
-		rt_record "$name" upstream "already upstream"
+		retarget_record "$name" upstream "already upstream"
 		return 0
 	fi
-	rt_reference_step "$RT_SRC_BRANCH" "$name"
+	retarget_reference_step "$RETARGET_SRC_BRANCH" "$name"
 	if apply_plain "$name" "$RG_BPDIR/$name"; then
-		cp "$RG_BPDIR/$name" "$RT_DEST/$name"
-		echo "$name" >> "$RT_DEST/series.new"
-		rt_record "$name" applied "applied as-is"
+		cp "$RG_BPDIR/$name" "$RETARGET_DEST/$name"
+		echo "$name" >> "$RETARGET_DEST/series.new"
+		retarget_record "$name" applied "applied as-is"
 		return 0
 	fi
-	rejects=$(rt_save_rejects "$name")
+	rejects=$(retarget_save_rejects "$name")
 	[ -n "$rejects" ] || rejects="it does not apply"
-	rt_snapshot
+	retarget_snapshot
 	if has_recipe "$name" && [ "$(recipe_kind "$name")" = cocci ]; then
-		if note=$(rt_attempt "$name" ""); then
-			rt_land "$name" cocci "$rejects" "$note"
+		if note=$(retarget_attempt "$name" ""); then
+			retarget_land "$name" cocci "$rejects" "$note"
 			return 0
 		fi
 		why_cocci=$note
-		rt_restore
+		retarget_restore
 	fi
-	if note=$(rt_attempt "$name" "* reanchor"); then
-		rt_land "$name" reanchor "$rejects" "$note"
+	if note=$(retarget_attempt "$name" "* reanchor"); then
+		retarget_land "$name" reanchor "$rejects" "$note"
 		return 0
 	fi
 	why_anchor=$note
-	rt_restore
-	rt_record "$name" failed "failed: does not apply at fuzz 0 ($rejects)${why_cocci:+; cocci recipe: $why_cocci}; re-anchoring: $why_anchor; rejects in $RT_DEST/rejects/$name"
+	retarget_restore
+	retarget_record "$name" failed "failed: does not apply at fuzz 0 ($rejects)${why_cocci:+; cocci recipe: $why_cocci}; re-anchoring: $why_anchor; rejects in $RETARGET_DEST/rejects/$name"
 	return 1
 }
 
-# rt_publish: merge this call's series and records into DEST (other
+# retarget_publish: merge this call's series and records into DEST (other
 # patches' entries stay), in upstream order
-rt_publish() {
+retarget_publish() {
 	local name mine
-	mine=$(printf '%s\n' "${RT_LIST[@]%%:*}")
+	mine=$(printf '%s\n' "${RETARGET_LIST[@]%%:*}")
 	{
-		printf '# re-targeted for %s (Linux %s) by mm-backport-kit (lib/retarget.sh)\n' "$RT_TREE" "$RT_TREE_VERSION"
+		printf '# re-targeted for %s (Linux %s) by mm-backport-kit (lib/retarget.sh)\n' "$RETARGET_TREE" "$RETARGET_TREE_VERSION"
 		for name in $(series_patches "$DATA_DIR/series"); do
-			if grep -qxF "$name" "$RT_DEST/series.new"; then
+			if grep -qxF "$name" "$RETARGET_DEST/series.new"; then
 				echo "$name"
 			elif ! grep -qxF "$name" <<< "$mine" &&
-			     [ -f "$RT_DEST/series" ] && grep -qxF "$name" <(series_patches "$RT_DEST/series"); then
+			     [ -f "$RETARGET_DEST/series" ] && grep -qxF "$name" <(series_patches "$RETARGET_DEST/series"); then
 				echo "$name"
 			fi
 		done
-	} > "$RT_DEST/series.tmp"
+	} > "$RETARGET_DEST/series.tmp"
 	{
-		[ ! -f "$RT_DEST/results.tsv" ] || awk -F'\t' -v mine="$mine" '
+		[ ! -f "$RETARGET_DEST/results.tsv" ] || awk -F'\t' -v mine="$mine" '
 			BEGIN { n = split(mine, m, "\n"); for (i = 1; i <= n; i++) skip[m[i]] = 1 }
-			!skip[$4]' "$RT_DEST/results.tsv"
-		cat "$RT_DEST/results.new"
-	} > "$RT_DEST/results.tmp"
-	mv "$RT_DEST/series.tmp" "$RT_DEST/series"
-	mv "$RT_DEST/results.tmp" "$RT_DEST/results.tsv"
-	rm -f "$RT_DEST/series.new" "$RT_DEST/results.new"
+			!skip[$4]' "$RETARGET_DEST/results.tsv"
+		cat "$RETARGET_DEST/results.new"
+	} > "$RETARGET_DEST/results.tmp"
+	mv "$RETARGET_DEST/series.tmp" "$RETARGET_DEST/series"
+	mv "$RETARGET_DEST/results.tmp" "$RETARGET_DEST/results.tsv"
+	rm -f "$RETARGET_DEST/series.new" "$RETARGET_DEST/results.new"
 }
 
 retarget_run() (
 	local name entry plan failed=0 branch='' arch='' llvm='' kconfig=''
-	RT_COMPILE=1 RT_VERIFY=default RT_DEST=
+	RETARGET_COMPILE=1 RETARGET_VERIFY=default RETARGET_DEST=
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--no-compile) RT_COMPILE=0; shift ;;
-		--dest) RT_DEST=${2:-}; shift 2 ;;
+		--no-compile) RETARGET_COMPILE=0; shift ;;
+		--dest) RETARGET_DEST=${2:-}; shift 2 ;;
 		--arch) arch=${2:-}; shift 2 ;;
 		--llvm) llvm=${2:-}; shift 2 ;;
 		--kconfig) kconfig=${2:-}; shift 2 ;;
-		--verify) RT_VERIFY=${2:-}; shift 2 ;;
+		--verify) RETARGET_VERIFY=${2:-}; shift 2 ;;
 		-*) usage_error "retarget: unknown option '$1'" ;;
 		*) break ;;
 		esac
 	done
-	case $RT_VERIFY in default|strict) ;; *) usage_error "VERIFY=$RT_VERIFY: use VERIFY=strict or leave it out" ;; esac
+	case $RETARGET_VERIFY in default|strict) ;; *) usage_error "VERIFY=$RETARGET_VERIFY: use VERIFY=strict or leave it out" ;; esac
 	[ $# -ge 1 ] || usage_error "usage: retarget_run [options] TREE [BRANCH [PATCH...]]"
-	RT_TREE=$(cd "$1" 2>/dev/null && pwd) || usage_error "KDIR=$1 does not exist; point KDIR= at a kernel source tree"
+	RETARGET_TREE=$(cd "$1" 2>/dev/null && pwd) || usage_error "KDIR=$1 does not exist; point KDIR= at a kernel source tree"
 	shift
-	is_kernel_tree "$RT_TREE" || not_a_tree "$RT_TREE" "$RT_TREE"
+	is_kernel_tree "$RETARGET_TREE" || not_a_tree "$RETARGET_TREE" "$RETARGET_TREE"
 	branch=${1:-}
 	[ $# -eq 0 ] || shift
 	[ -z "$branch" ] || require_branch "$branch"
-	RT_TREE_NAME=$(tree_name "$RT_TREE")
-	RT_TREE_VERSION=$(kernel_version "$RT_TREE")
-	if [ "$RT_COMPILE" = 1 ]; then
-		kb_target "$arch" "$llvm" "$kconfig" "$RT_TREE"
+	RETARGET_TREE_NAME=$(tree_name "$RETARGET_TREE")
+	RETARGET_TREE_VERSION=$(kernel_version "$RETARGET_TREE")
+	if [ "$RETARGET_COMPILE" = 1 ]; then
+		kb_target "$arch" "$llvm" "$kconfig" "$RETARGET_TREE"
 		progress "retarget: the compile verification is for $(kb_describe) (ARCH from $KB_ARCH_FROM)"
-		rt_build_copy
+		retarget_build_copy
 	fi
-	RT_DEST=${RT_DEST:-$OUT_DIR/$RT_TREE_NAME}
-	RT_LIST=()
+	RETARGET_DEST=${RETARGET_DEST:-$OUT_DIR/$RETARGET_TREE_NAME}
+	RETARGET_LIST=()
 	if [ $# -gt 0 ]; then
-		for name in "$@"; do RT_LIST+=("$name:$branch"); done
+		for name in "$@"; do RETARGET_LIST+=("$name:$branch"); done
 	else
 		# the whole plan: DEST starts afresh (a failing plan is no "nothing to carry")
-		plan=$(plan_tree "$RT_TREE") || die "the plan of $RT_TREE failed (see above)"
-		mapfile -t RT_LIST < <(awk -F'\t' -v b="$branch" '$2 == "carry" { print $1 ":" (b != "" ? b : $3) }' <<< "$plan")
-		rm -rf "$RT_DEST"
+		plan=$(plan_tree "$RETARGET_TREE") || die "the plan of $RETARGET_TREE failed (see above)"
+		mapfile -t RETARGET_LIST < <(awk -F'\t' -v b="$branch" '$2 == "carry" { print $1 ":" (b != "" ? b : $3) }' <<< "$plan")
+		rm -rf "$RETARGET_DEST"
 	fi
-	for entry in "${RT_LIST[@]}"; do
+	for entry in "${RETARGET_LIST[@]}"; do
 		[ -d "$(pristine_dir "${entry#*:}")" ] ||
 			die "no cached tree for ${entry#*:}; run 'make tree BRANCH=${entry#*:}' first"
 	done
 	# the work files of this call are kept for inspection (DEST/work)
-	mkdir -p "$RT_DEST"
-	rm -rf "$RT_DEST/work"
-	mkdir -p "$RT_DEST/work"
-	exec 2> >(tee "$RT_DEST/retarget.log" >&2)
-	rg_init "$RT_DEST/work/scratch" "$RT_TREE" "$RT_TREE_NAME" "$DATA_DIR/backports/${branch:-$DEFAULT_BRANCH}"
-	: > "$RT_DEST/series.new"
-	: > "$RT_DEST/results.new"
-	for entry in "${RT_LIST[@]}"; do
+	mkdir -p "$RETARGET_DEST"
+	rm -rf "$RETARGET_DEST/work"
+	mkdir -p "$RETARGET_DEST/work"
+	exec 2> >(tee "$RETARGET_DEST/retarget.log" >&2)
+	rg_init "$RETARGET_DEST/work/scratch" "$RETARGET_TREE" "$RETARGET_TREE_NAME" "$DATA_DIR/backports/${branch:-$DEFAULT_BRANCH}"
+	: > "$RETARGET_DEST/series.new"
+	: > "$RETARGET_DEST/results.new"
+	for entry in "${RETARGET_LIST[@]}"; do
 		name=${entry%%:*}
-		rm -rf "${RT_DEST:?}/rejects/$name" "${RT_DEST:?}/$name"
-		RT_STARTED=$(date +%s)
+		rm -rf "${RETARGET_DEST:?}/rejects/$name" "${RETARGET_DEST:?}/$name"
+		RETARGET_STARTED=$(date +%s)
 		if [ $failed = 1 ]; then
-			rt_record "$name" not-tried "not tried (an earlier patch failed)"
+			retarget_record "$name" not-tried "not tried (an earlier patch failed)"
 			continue
 		fi
-		rt_one "$name" "${entry#*:}" || failed=1
+		retarget_one "$name" "${entry#*:}" || failed=1
 	done
-	rt_publish
+	retarget_publish
 	[ $failed = 0 ] || return 1
-	info "$RT_TREE: series written to $RT_DEST (QUILT_PATCHES=$RT_DEST)"
+	info "$RETARGET_TREE: series written to $RETARGET_DEST (QUILT_PATCHES=$RETARGET_DEST)"
 )

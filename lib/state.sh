@@ -91,11 +91,6 @@ original_of() {
 	fi
 }
 
-# applied_topic_rows TREE -> "topic<TAB>status<TAB>detail" of the apply
-applied_topic_rows() {
-	cat "$1/$STATE_NAME/topics" 2>/dev/null || true
-}
-
 # applied_profile TREE -> default or kabi
 applied_profile() {
 	cat "$1/$STATE_NAME/profile" 2>/dev/null || echo default
