@@ -9,9 +9,8 @@ TOPICS_TABLE=$TABLES_DIR/topics.table
 
 # table_rows FILE -> the data rows of a kit table: comments, "@" settings
 # and blank lines dropped, runs of blanks squeezed to one TAB
-table_rows() {
-	sed -e 's/[[:space:]]*#.*//' -e '/^@/d' -e '/^[[:space:]]*$/d' "$1" |
-		sed -E 's/[[:space:]]+/\t/g'
+table_rows() {	# (one sed: it runs for every table lookup)
+	sed -E -e 's/[[:space:]]*#.*//' -e '/^@/d' -e '/^[[:space:]]*$/d' -e 's/[[:space:]]+/\t/g' "$1"
 }
 
 # table_setting FILE NAME -> value of an "@NAME value" line
