@@ -36,11 +36,21 @@ selftest_step() {
 # did not record is a failure (matrix_expect), and so is a status other
 # than 0 with no failure counted, or any status but 0 and 1 (a crash)
 selftest_matrix() {
-	local records=$ST_DIR/matrix.tsv f failed files=()
+	local records=$ST_DIR/matrix.tsv f failed err tee_pid files=()
 	kit_use matrix
+	# its stderr to the console and to matrix.err through a tee, which is
+	# given up to 10 s to end (so that nothing of it comes after the last
+	# line), not more: a process the matrix left behind may hold its pipe
+	exec {err}> >(tee "$ST_DIR/matrix.err" >&2)
+	tee_pid=$!
 	# through kit_try (step_run_split), not "|| true", so that errexit
 	# holds in every step
-	step_run_split "$ST_DIR/matrix.log" >(tee "$ST_DIR/matrix.err" >&2) matrix_run "$@"
+	step_run_split "$ST_DIR/matrix.log" "/dev/fd/$err" matrix_run "$@"
+	exec {err}>&-
+	for _ in $(seq 50); do
+		kill -0 "$tee_pid" 2>/dev/null || break
+		sleep 0.2
+	done
 	matrix_expect
 	: > "$records"
 	for f in "$OUT_DIR"/results/*-*.tsv; do
