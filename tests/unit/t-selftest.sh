@@ -78,14 +78,17 @@ test_matrix_killed_between_branches_fails() {
 	expect_out '^[0-9]+ passed, [1-9][0-9]* failed, [0-9]+ skipped$' "the last line counts the failure"
 }
 
+# (without a cached tree that has the kernel's KTAP parser the JUnit
+# writer fails too, and is counted as well)
 test_failing_writer_fails() {
-	local k
+	local k kunit n=1
 	k=$(stub_kit kit-selftest-writer)
 	# the JSON writer breaks after the records are complete
 	sed -i 's/^        atomic_write(args.output, json.dumps(/        raise Error("stub: the JSON writer breaks", "none")\n&/' "$k/mmbk/results.py"
 	grep -q 'stub: the JSON writer breaks' "$k/mmbk/results.py" || fail "test setup: the JSON writer was not broken"
-	STUB_KUNIT=${KUNIT_DIR:-} stub_test "$k"
+	kunit=$( (kunit_dir) 2>/dev/null ) || { kunit='' n=2; }
+	STUB_KUNIT=$kunit stub_test "$k"
 	[ "$RC" -ne 0 ] || fail "make test exit 0 with a failed JSON writer" "$OUT"
-	expect_out 'results\.json' "the failed writer is named"
-	expect_out '^[0-9]+ passed, [1-9][0-9]* failed, [0-9]+ skipped$' "the last line counts the failure"
+	expect_out 'out/results\.json not written' "the failed writer is named"
+	expect_out "^[0-9]+ passed, $n failed, 0 skipped\$" "the last line counts the failed writer(s) ($n)"
 }
