@@ -92,3 +92,15 @@ test_failing_writer_fails() {
 	expect_out 'out/results\.json not written' "the failed writer is named"
 	expect_out "^[0-9]+ passed, $n failed, 0 skipped\$" "the last line counts the failed writer(s) ($n)"
 }
+
+# a failing unit test is one failure in the last line, not two (the fast
+# step's own exit status is not a second, "crashed" failure)
+test_failing_unit_test_counted_once() {
+	local k
+	k=$(stub_kit kit-selftest-onefail)
+	printf 'test_stub_fails() {\n\tfalse\n}\n' >> "$k/tests/unit/t-stub.sh"
+	run_kit env MMBK_CACHE="$T/selftest-cache" "$k/bin/test" --fast
+	expect_rc 1 "make test-fast with one failing unit test"
+	[ "$(tail -n1 <<< "$OUT")" = "1 passed, 1 failed, 0 skipped" ] ||
+		fail "one failing unit test is not counted once" "$OUT"
+}
