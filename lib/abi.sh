@@ -199,7 +199,9 @@ abi_run() (
 	fi
 	TOPIC_LIST=$(check_topics "${topics:-$(all_topics | paste -sd' ')}" | paste -sd' ')
 	mkdir -p "$WORK" "$OUT_DIR/abi"
+	# WORK (its copies, builds, records) is this command's; a KDIR is read
 	lock_tree "$WORK"
+	[ "$ABI_KDIR" = 0 ] || lock_tree "$SRC" shared
 	: > "$WORK/results.tsv"
 	for profile in $profiles; do
 		kit_try abi_run_profile "$profile"

@@ -638,6 +638,10 @@ apply_run() (
 	: > "$APPLY_RUN/records"
 	if [ "$cmd" = status ]; then lock_tree "$TREE" shared; else lock_tree "$TREE"; fi
 	if [ "$cmd" != status ]; then
+		# out/<tree name>/, .retarget/ and rejects/<tree name>/ are this
+		# command's: another tree of the same name waits
+		mkdir -p "$OUT_DIR" || die "cannot make $OUT_DIR"
+		lock_tree "$OUT_DIR/$TREE_NAME.lock"
 		why=$(state_problem)
 		[ -z "$why" ] || apply_fail "$TREE was $why"
 		why=$(state_owner_problem)

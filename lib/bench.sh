@@ -202,6 +202,8 @@ bench_run() (
 		return 0
 	fi
 	mkdir -p "$BENCH_DIR"
+	# its figures (metrics.tsv, rounds) are one bench's at a time
+	lock_tree "$BENCH_DIR/.lock"
 	start_all=$(date +%s)
 	if [ ! -f "$BENCH_TSV" ] && [ -f "$BENCH_RESULTS" ]; then
 		cp "$BENCH_RESULTS" "$BENCH_TSV"

@@ -56,6 +56,7 @@ boot_run() (
 		if [ -z "$judge_log" ]; then
 			[ "$src_variant" != unpatched ] || pristine_verify "$branch"
 			src=$(worktree "$branch" "$src_variant")
+			worktree_hold "$branch" "$src_variant"
 		fi
 	fi
 	if [ -n "$judge_log" ]; then
@@ -65,10 +66,17 @@ boot_run() (
 	fi
 	dir=$out/boot
 	log=$dir/$tag.log
+	# out/boot/<tag>.* are this boot's until it ends: a second boot of
+	# the branch, variant and target waits for it; its build dir is
+	# locked by kbuild (exclusive, until the boot ends)
+	mkdir -p "$dir"
+	lock_tree "$dir/$tag.lock"
+	[ -z "$kdir" ] || lock_tree "$src" shared
 	progress "boot: $branch $variant ($(kb_describe)): kernel from $src"
 	t0=$(date +%s)
 	if [ "$build" = 0 ]; then
 		warn "--no-build: booting the kernel already in $obj, not rebuilt"
+		[ ! -d "$obj" ] || lock_tree "$obj/.kit-lock" shared
 	else
 		# "modules" writes Module.symvers, which the test module links against
 		kbuild "$src" "$obj" "$profile" "${KB_IMAGE##*/}" modules
@@ -91,6 +99,7 @@ boot_run() (
 	guest_run "$obj/$KB_IMAGE" "$dir/$tag.cpio" "$log" "$timeout" "$mem" \
 		"mmbk.test_timeout=$test_timeout${append:+ $append}" || rc=$?
 	boot_s=$(( $(date +%s) - t0 ))
+	state_point boot-ran
 	[ "$rc" = 0 ] || progress "boot: qemu exit status $rc (124: timed out); judging what the log holds"
 	boot_judge "$log" "$dir" "$branch" "$variant" "$profile" "$expect" "build ${build_s}s, boot ${boot_s}s; log $log"
 )
@@ -105,6 +114,7 @@ boot_judge() {
 	local log=$1 dir=$2 branch=$3 variant=$4 profile=$5 expect=$6 note=$7 rc=0 out args=()
 	out=$dir/$(basename "$log" .log)
 	mkdir -p "$dir"
+	lock_tree "$out.lock"
 	if [ "$expect" = 1 ]; then args=(--variant "$variant"); else args=(--no-expect); fi
 	kit_py ktap judge "$log" --kunit-dir "$(kunit_dir)" --branch "$branch" \
 		--expect "$TABLES_DIR/boot-expect.table" "${args[@]}" --profile "$profile" \

@@ -10,7 +10,7 @@
 # series' fault: it is a skip that names the first real error.
 # Results are records (results.sh); the KTAP document goes to stdout, the
 # records, JUnit and logs to out/check/<name>/.
-kit_use tables trees state kbuild results fetch
+kit_use tables trees state kbuild results fetch worktree
 
 check_touched_objects() {
 	local name
@@ -78,6 +78,7 @@ check_object() {
 	local o=$1 log=$CK_LOGDIR/${1//\//_} kind new rc_base rc topic
 	topic=$(check_topic_of_object "$o")
 	check_build "$CK_BASE" "$CK_OBJ_BASE" "$o" "$log.unpatched"
+	state_point check-object
 	check_build "$CK_SRC" "$CK_OBJ_TREE" "$o" "$log.patched"
 	rc_base=$(cat "$log.unpatched.rc")
 	rc=$(cat "$log.patched.rc")
@@ -156,6 +157,9 @@ check_run() (
 	CK_TREE=$1 CK_BRANCH=$2
 	need_cache
 	state_init "$CK_TREE"
+	# the kit's own copy is not remade while it is checked (its directory
+	# first, as the command that remakes it locks them)
+	[ "$CK_TREE" != "$(variant_dir "$CK_BRANCH" patched)" ] || worktree_hold "$CK_BRANCH" patched
 	lock_tree "$CK_TREE" shared
 	[ -n "$(applied_patches "$CK_TREE")" ] ||
 		die "the kit's series is not applied to $CK_TREE; run 'make apply KDIR=$CK_TREE' first"
@@ -164,6 +168,10 @@ check_run() (
 	[ "$CK_TREE" != "$(variant_dir "$CK_BRANCH" patched)" ] || CK_NAME=$CK_BRANCH
 	CK_NAME=$CK_NAME${KB_TAG:-}
 	CK_LOGDIR=$OUT_DIR/check/$CK_NAME
+	# out/check/<name>/ is this check's until it ends: a second check of
+	# the tree (or branch) and target waits for it
+	mkdir -p "$OUT_DIR/check"
+	lock_tree "$CK_LOGDIR.lock"
 	rm -rf "$CK_LOGDIR"
 	mkdir -p "$CK_LOGDIR"
 	CK_RECORDS=$CK_LOGDIR/results.tsv
@@ -180,6 +188,9 @@ check_run() (
 		CK_OBJ_TREE=$(build_dir "$CK_BRANCH" patched)
 	else
 		o=$CACHE_DIR/work/check/$(path_key "$CK_TREE")
+		# the copies are made afresh: the area is this check's alone
+		mkdir -p "$o"
+		lock_tree "$o"
 		progress "check: hard-link copies of $CK_TREE with and without the series"
 		link_copy "$CK_TREE" "$o/linux" clean
 		original_copy "$CK_TREE" "$o/base/linux" clean

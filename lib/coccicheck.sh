@@ -21,7 +21,7 @@
 #   make coccicheck MODE=report COCCI=$KIT/cocci/<name>.cocci \
 #        SPFLAGS="--macro-file $KIT/cocci/macros.h" [M=mm]
 # TREE is only read.
-kit_use tables
+kit_use tables trees
 
 coccicheck_run() (
 	local m='' tree mode f rc=0
@@ -38,6 +38,8 @@ coccicheck_run() (
 	command -v spatch >/dev/null || die "spatch not found; install coccinelle (bin/deps does as root)"
 	[ -z "$m" ] || [ -d "$tree/$m" ] || usage_error "$tree/$m does not exist; give M= a directory of the tree"
 	[ $# -gt 0 ] || set -- "$KIT_DIR"/cocci/*.cocci
+	# read only: an apply or unapply of the tree waits, and this waits for it
+	lock_tree "$tree" shared
 	for f in "$@"; do
 		[ -f "$f" ] || usage_error "$f does not exist; give COCCI= .cocci files of the kit"
 		f=$(cd "$(dirname "$f")" && pwd)/${f##*/}

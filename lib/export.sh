@@ -33,6 +33,7 @@ exp_source_series() {
 		NAME=$what
 		TREE=$(pristine_dir "$what")
 		[ -f "$TREE/Makefile" ] || die "no cached tree for $what; run 'make tree BRANCH=$what' first"
+		pristine_hold "$what"
 		LABEL="Linux $(kernel_version "$TREE")"
 		src=$(sed -n 1p "$(dirname "$TREE")/source" 2>/dev/null || true)
 		case $(branch_field "$what" source) in
@@ -43,7 +44,12 @@ exp_source_series() {
 		esac
 	elif [ -d "$what" ]; then
 		TREE=$what
+		# read only: an apply or unapply of the tree waits, and this waits for it
+		lock_tree "$TREE" shared
 		NAME=$(tree_name "$TREE")
+		# out/<tree name>/ as make apply writes it
+		mkdir -p "$OUT_DIR"
+		lock_tree "$OUT_DIR/$NAME.lock"
 		exp_plan_tree_copy
 		SRC_DIR=$OUT_DIR/$NAME
 		SRC_SERIES=$SRC_DIR/series
@@ -199,6 +205,9 @@ export_run() (
 	esac
 	command -v git >/dev/null || die "git is not installed; apt-get install git"
 	trap 'rm -rf "${COPY_DIR:-}"' EXIT
+	# out/export/<name>* are this export's: another export of it waits
+	mkdir -p "$OUT_DIR/export"
+	lock_tree "$OUT_DIR/export/$(exp_name_of "$what").lock"
 	exp_clear "$(exp_name_of "$what")"
 	exp_source_series "$what"
 	[ -n "$(series_patches "$SRC_SERIES")" ] || die "the $NAME series is empty; nothing to export"
@@ -212,8 +221,7 @@ export_run() (
 		trap 'rm -rf "$TMP_REPO" "$TMP_REPO.lock" "${COPY_DIR:-}"' EXIT
 	fi
 	mkdir -p "$CACHE_DIR/git" "$OUT_DIR/export"
-	exec 9>"$repo.lock"
-	flock 9
+	lock_tree "$repo.lock"
 	tmp=$OUT_DIR/export/.$NAME.tmp
 	exp_make_patches "$repo" "$tmp"
 	case $format in

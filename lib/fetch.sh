@@ -226,7 +226,9 @@ fetch_overlay_missing() {
 
 # fetch_tree BRANCH [refresh]: the pristine tree of BRANCH in the cache
 # (fetched and extracted unless it is there and intact; "refresh" extracts
-# it again); prints its path
+# it again); prints its path.  Its directory is locked exclusive while
+# checked and extracted, shared afterwards (every reader of a pristine
+# tree holds it shared: pristine_verify, scratch_copy)
 fetch_tree() {
 	local branch=$1 refresh=${2:-} dir
 	require_branch "$branch"
@@ -243,6 +245,7 @@ fetch_tree() {
 			# shellcheck disable=SC2034  # read by trees.sh scratch_copy
 			PRISTINE_VERIFIED["$branch"]=1
 			progress "tree: $branch already extracted ($(kernel_version "$dir"))"
+			lock_tree "$(dirname "$dir")" shared
 			printf '%s\n' "$dir"
 			return 0
 		fi
@@ -250,6 +253,8 @@ fetch_tree() {
 	fi
 	get_tree "$branch"
 	progress "tree: $branch is Linux $(kernel_version "$dir")"
+	# extracted and sealed: read by this command and others from now on
+	lock_tree "$(dirname "$dir")" shared
 	printf '%s\n' "$dir"
 }
 
@@ -289,7 +294,10 @@ sparse_path() {
 		printf '%s\n' "$bin"
 		return
 	fi
-	build_sparse
+	# built once: another command building it meanwhile is waited for
+	mkdir -p "$CACHE_DIR/tools"
+	lock_tree "$CACHE_DIR/tools/.sparse.lock"
+	if [ ! -x "$bin" ] || ! sparse_ok "$bin"; then build_sparse; fi
 	sparse_ok "$bin" || die "$bin still lacks __typeof_unqual__; report the sparse version in $CACHE_DIR/tools/src"
 	printf '%s\n' "$bin"
 }

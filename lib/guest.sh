@@ -55,6 +55,11 @@ guest_busybox() {
 	need_cache
 	dir=$CACHE_DIR/tools/busybox-$debarch
 	if [ ! -x "$dir/bin/busybox" ]; then
+		# fetched once: another command fetching it meanwhile is waited for
+		mkdir -p "$CACHE_DIR/tools"
+		lock_tree "$dir.lock"
+	fi
+	if [ ! -x "$dir/bin/busybox" ]; then
 		APT_DIR=$CACHE_DIR/apt-$debarch
 		main=$(machine_mirror main)
 		[ -n "$main" ] || die "no Debian mirror found in /etc/apt/sources.list*; add one (deb URI bookworm main) and retry"

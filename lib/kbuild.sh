@@ -351,9 +351,11 @@ kb_config() {
 # kbuild SRC OBJ PROFILE [make targets/args...]: build the kit's kernel of
 # PROFILE for the target (default targets: the image and modules) with
 # ccache in the kit cache; make decides what to rebuild.  SRC is never
-# written.  One build at a time in OBJ.  Dies with the first real error.
+# written.  OBJ is this command's until it ends (lock_tree: one build at a
+# time, and nothing rebuilds a kernel that is being booted or judged).
+# Dies with the first real error.
 kbuild() {
-	local src=$1 obj=$2 profile=$3 start log lockfd
+	local src=$1 obj=$2 profile=$3 start log
 	shift 3
 	[ -f "$src/Makefile" ] || die "$src is not a kernel tree (no Makefile)"
 	src=$(cd "$src" && pwd)
@@ -361,11 +363,7 @@ kbuild() {
 	obj=$(cd "$obj" && pwd)
 	[ "$src" != "$obj" ] || die "the build dir must differ from the source tree (the source is never written)"
 	[ $# -gt 0 ] || set -- "${KB_IMAGE##*/}" modules
-	exec {lockfd}>"$obj/.kit-lock"
-	if ! flock -n "$lockfd"; then
-		progress "kbuild: $obj is busy (another build); waiting"
-		flock "$lockfd"
-	fi
+	lock_tree "$obj/.kit-lock"
 	command -v ccache >/dev/null || die "ccache not installed (apt-get install ccache)"
 	need_cache
 	mkdir -p "$CACHE_DIR/ccache"
@@ -384,27 +382,24 @@ kbuild() {
 		kb_make "$src" "$obj" "$log" -j"$(( $(nproc) + 1 ))" "$@" ||
 		die "kernel build failed for $(kb_describe): $(kb_first_error "$log") (make -C $src O=$obj $*; log: $log)"
 	progress "kbuild: done in $(( $(date +%s) - start ))s: $obj"
-	exec {lockfd}>&-
 }
 
 # kb_objects SRC OBJ PROFILE LOG OBJECT...: compile single objects (each
 # removed first, so it is compiled; make arguments such as W=1 may come
 # first); 0 when all built, 1 when make failed, 2 when the configuration
-# could not be made; LOG holds the output
+# could not be made; LOG holds the output.  OBJ is locked as by kbuild.
 kb_objects() {
-	local src=$1 obj=$2 profile=$3 log=$4 o lockfd rc=0
+	local src=$1 obj=$2 profile=$3 log=$4 o rc=0
 	shift 4
 	mkdir -p "$obj"
-	exec {lockfd}>"$obj/.kit-lock"
-	flock "$lockfd"
+	lock_tree "$obj/.kit-lock"
 	need_cache
 	mkdir -p "$CACHE_DIR/ccache"
-	( kb_config "$src" "$obj" "$profile" ) > "$log" 2>&1 || { exec {lockfd}>&-; return 2; }
+	( kb_config "$src" "$obj" "$profile" ) > "$log" 2>&1 || return 2
 	for o in "$@"; do case $o in *.o) rm -f "$obj/$o" ;; esac; done
 	CCACHE_DIR=$CACHE_DIR/ccache CCACHE_BASEDIR=$CACHE_DIR CCACHE_NOHASHDIR=1 \
 		kb_make "$src" "$obj" "$log.make" -j"$(( $(nproc) + 1 ))" "$@" || rc=1
 	cat "$log.make" >> "$log"
 	rm -f "$log.make"
-	exec {lockfd}>&-
 	return $rc
 }

@@ -159,11 +159,7 @@ retarget_build_copy() {
 	local root
 	root=$(retarget_build_root)
 	mkdir -p "$root"
-	exec {RETARGET_LOCK}>"$root/.lock"
-	if ! flock -n "$RETARGET_LOCK"; then
-		progress "retarget: $root is in use by another re-targeting; waiting"
-		flock "$RETARGET_LOCK"
-	fi
+	lock_tree "$root/.lock"
 	progress "retarget: compile copy of $RETARGET_TREE (hard links)"
 	link_copy "$RETARGET_TREE" "$root/linux" clean
 }
@@ -449,6 +445,8 @@ retarget_run() (
 	for entry in "${RETARGET_LIST[@]}"; do
 		[ -d "$(pristine_dir "${entry#*:}")" ] ||
 			die "no cached tree for ${entry#*:}; run 'make tree BRANCH=${entry#*:}' first"
+		# its files are the reference states: read until the call ends
+		pristine_hold "${entry#*:}"
 	done
 	# the work files of this call are kept for inspection (DEST/work)
 	mkdir -p "$RETARGET_DEST"

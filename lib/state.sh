@@ -37,7 +37,11 @@ state_init() {
 # test hook (tests/unit/t-killpoints.sh): "list:FILE" appends every point
 # reached to FILE, NAME or NAME#N SIGKILLs the command (every shell from
 # this one up to the command's own process) at the (Nth) point NAME, and
-# fail:NAME or fail:NAME#N makes that point fail as a command would.
+# fail:NAME or fail:NAME#N makes that point fail as a command would;
+# pause:NAME:DIR holds the command at NAME (creates DIR/NAME.reached, goes
+# on once DIR/NAME.go exists), so that a test runs another command beside
+# it at that point (tests/unit/t-concurrency.sh).  check, boot and
+# re-targeting have points of their own for that.
 declare -gA STATE_POINTS=()
 state_point() {
 	local n
@@ -48,7 +52,20 @@ state_point() {
 	list:*) printf '%s#%d\n' "$1" "$n" >> "${MMBK_FAULT#list:}" ;;
 	"$1"|"$1#$n") state_kill_command ;;
 	"fail:$1"|"fail:$1#$n") echo "state_point: failing at $1#$n (MMBK_FAULT)" >&2; return 1 ;;
+	"pause:$1:"*|"pause:$1#$n:"*) state_pause "${MMBK_FAULT#pause:*:}" "$1" ;;
 	esac
+}
+
+# state_pause DIR NAME: wait at point NAME until DIR/NAME.go exists (at
+# most 10 minutes)
+state_pause() {
+	local i=0
+	: > "$1/$2.reached"
+	until [ -e "$1/$2.go" ]; do
+		[ $i -lt 6000 ] || die "state_point: $1/$2.go did not appear in 10 minutes (MMBK_FAULT)"
+		sleep 0.1
+		i=$((i + 1))
+	done
 }
 
 # state_kill_command: SIGKILL each parent of this shell up to $$, then

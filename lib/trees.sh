@@ -103,17 +103,62 @@ resolve_tree() {
 	TREE=$(worktree "$BRANCH" "$kind")
 }
 
-# lock_tree DIR [shared]: hold a lock on DIR until the process exits (flock
-# on the directory itself, so nothing is written into the tree); waits,
-# saying so, while another kit command holds it
+# lock_tree PATH [shared]: the kit's one lock (tests/unit/t-concurrency.sh).
+# Held until the process exits; shared for what only reads what PATH
+# guards, exclusive (the default) for whoever changes, rebuilds or removes
+# it.  PATH is a directory (flocked itself, so nothing is written into a
+# user's tree) or a lock file (made when missing).  A command that waits
+# says so in one line naming the holder.  Taken again in the same process
+# or a subshell (KIT_LOCKS: PATH -> fd), it changes the mode of the held
+# lock rather than waiting for itself.  Who locks what: README.md
+# "Commands side by side".
+declare -gA KIT_LOCKS=()
 lock_tree() {
-	local dir=$1 mode=-x fd
+	local path=$1 mode=-x fd
 	[ "${2:-}" != shared ] || mode=-s
-	exec {fd}<"$dir" || die "cannot open $dir to lock it"
-	if ! flock -n "$mode" "$fd"; then
-		info "$dir is in use by another mm-backport-kit command; waiting for it"
-		flock "$mode" "$fd" || die "could not lock $dir"
+	fd=${KIT_LOCKS[$path]:-}
+	if [ -z "$fd" ]; then
+		[ -e "$path" ] || : >> "$path" || die "cannot make the lock file $path"
+		exec {fd}<"$path" || die "cannot open $path to lock it"
+		KIT_LOCKS[$path]=$fd
 	fi
+	if ! flock -n "$mode" "$fd"; then
+		info "$path is in use by $(lock_holders "$path"); waiting for it"
+		flock "$mode" "$fd" || die "could not lock $path"
+	fi
+}
+
+# lock_holders PATH -> the other commands that have PATH open (holding or
+# awaiting its lock): "pid N (command line)", their subshells left out, or
+# "another mm-backport-kit command"
+lock_holders() {
+	local fd pid pids=' ' cmd who=''
+	while read -r fd; do
+		pid=${fd#/proc/}
+		pids="$pids${pid%%/*} "
+	done < <(find /proc/[0-9]*/fd -maxdepth 1 -lname "$(readlink -f "$1")" 2>/dev/null)
+	for pid in $pids; do
+		! lock_is_ours "$pid" || continue
+		# a subshell of a holder holds the same lock: name the holder
+		[[ $pids != *" $(lock_parent "$pid") "* ]] || continue
+		cmd=$( { tr '\0' ' ' < "/proc/$pid/cmdline"; } 2>/dev/null | cut -c1-100) || continue
+		who="$who${who:+, }pid $pid (${cmd% })"
+	done
+	printf '%s\n' "${who:-another mm-backport-kit command}"
+}
+
+lock_parent() {	# lock_parent PID -> its parent's PID
+	awk '$1 == "PPid:" { print $2 }' "/proc/$1/status" 2>/dev/null
+}
+
+# lock_is_ours PID: PID is this command or one of its subshells
+lock_is_ours() {
+	local p=$1
+	while [ -n "$p" ] && [ "$p" -gt 1 ]; do
+		[ "$p" != "$$" ] || return 0
+		p=$(lock_parent "$p")
+	done
+	return 1
 }
 
 # --- the kit's cache of pristine trees -----------------------------------
@@ -177,6 +222,7 @@ pristine_ok() {
 # one read of the tree (tests/unit/t-safety.sh prints it).
 declare -gA PRISTINE_VERIFIED=()
 pristine_verify() {
+	pristine_hold "$1"
 	[ -z "${PRISTINE_VERIFIED[$1]:-}" ] || return 0
 	if ! pristine_ok "$1" content; then
 		warn "the cached $1 tree was changed in place (a file differs from its seal); extracting it again"
@@ -184,6 +230,14 @@ pristine_verify() {
 		( fetch_tree "$1" refresh ) >/dev/null
 	fi
 	PRISTINE_VERIFIED[$1]=1
+}
+
+# pristine_hold BRANCH: the pristine tree is read by this command: no
+# other one extracts it again until the command ends (fetch_tree waits)
+pristine_hold() {
+	local dir
+	dir=$(dirname "$(pristine_dir "$1")")
+	[ ! -d "$dir" ] || lock_tree "$dir" shared
 }
 
 # scratch_copy BRANCH DEST: fresh hard-link copy of the pristine tree
@@ -195,6 +249,7 @@ scratch_copy() {
 	local src dest=$2
 	src=$(pristine_dir "$1")
 	[ -d "$src" ] || die "no cached tree for $1; run 'make tree BRANCH=$1' first"
+	pristine_hold "$1"
 	if [ -n "${PRISTINE_VERIFIED[$1]:-}" ]; then
 		pristine_ok "$1" || { unset "PRISTINE_VERIFIED[$1]"; pristine_verify "$1"; }
 	elif ! pristine_ok "$1"; then

@@ -49,6 +49,7 @@ worktree_patched() {
 	topics=$(worktree_topics "$kind")
 	[ "$kind" != patched-kabi ] || profile=kabi
 	mkdir -p "$(dirname "$dir")"
+	# exclusive: it waits for the commands that read the copy (worktree_hold)
 	lock_tree "$(dirname "$dir")"
 	[ -z "$fresh" ] || rm -f "$dir.stamp"
 	if [ "$(cat "$dir.stamp" 2>/dev/null)" = "$s" ] && [ -f "$dir/Makefile" ]; then
@@ -65,6 +66,21 @@ worktree_patched() {
 		die "the $branch series does not apply to the kit's own $branch tree ($dir); run 'make regen BRANCH=$branch REGEN_CHECK=1' and check backports/$branch"
 	[ -f "$dir.records" ] || : > "$dir.records"
 	echo "$s" > "$dir.stamp"
+}
+
+# worktree_hold BRANCH KIND: the tree of KIND is read by this command
+# until it ends; no other command remakes it meanwhile (worktree_patched
+# waits; worktree itself runs in $(...), which keeps no lock)
+worktree_hold() {
+	local dir
+	case $2 in
+	unpatched) pristine_hold "$1" ;;
+	patched|patched-kabi|without-*)
+		dir=$(variant_dir "$1" "$2")
+		lock_tree "$(dirname "$dir")" shared
+		[ -f "$dir.stamp" ] ||
+			die "the kit's $1 $2 tree ($dir) was being remade by another command that did not finish; run this command again" ;;
+	esac
 }
 
 # worktree BRANCH KIND [fresh] -> the path of the tree (made as needed)
