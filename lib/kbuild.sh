@@ -451,10 +451,11 @@ kb_stub_absent() {
 }
 
 # kb_first_error LOG -> the first line of LOG that names a real error (not
-# make's own "*** ... Error N" echo of it), else its last line
+# make's own "*** [target] Error N" echo of it; make's "*** No rule to
+# make target" is one), else its last line
 kb_first_error() {
 	local line
-	line=$(grep -v -E '^make(\[[0-9]+\])?: \*\*\* |^make(\[[0-9]+\])?: (Entering|Leaving)' "$1" |
+	line=$(grep -v -E '^make(\[[0-9]+\])?: \*\*\* (\[|Waiting)|^make(\[[0-9]+\])?: (Entering|Leaving)' "$1" |
 		grep -m1 -iE "error[: ]|can't open|cannot open|no such file|not found|undefined reference|No rule to make target|fatal:" ) ||
 		line=$(grep -v -E '^make(\[[0-9]+\])?: ' "$1" | grep . | tail -n1) || line=
 	[ -n "$line" ] || line=$(tail -n1 "$1")
