@@ -61,6 +61,8 @@ apply_report() {
 		fi
 	done >&"$APPLY_ERR"
 	apply_topic_lines "$APPLY_RUN/records"
+	# the compile verification of the re-targeted patches (apply only)
+	if declare -F rt_summary > /dev/null; then rt_summary "$APPLY_RT" >&"$APPLY_ERR"; fi
 }
 
 # apply_topic_lines RECORDS: "topic NAME status: detail" lines
@@ -478,6 +480,7 @@ apply_do_apply() {
 	state_begin apply 2> "$APPLY_RUN/io.err" ||
 		{ state_drop 2>/dev/null || true; apply_fail "cannot write the kit's state in $STATE ($(head -n1 "$APPLY_RUN/io.err")); the tree is unchanged"; }
 	printf '%s\n' "$PROFILE" | state_write profile
+	rm -f "$APPLY_RT/compile.counts"
 	for topic in $APPLY_TOPICS; do
 		patches=${CARRY[$topic]:-}
 		if [ -z "$patches" ]; then

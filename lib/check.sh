@@ -12,11 +12,18 @@
 # records, JUnit and logs to out/check/<name>/.
 kit_use tables trees state kbuild results fetch worktree
 
-check_touched_objects() {
+# check_touched_files -> the files the applied series changes
+check_touched_files() {
 	local name
 	for name in $(applied_patches "$CK_TREE"); do
 		patch_files "$(applied_patch "$CK_TREE" "$name")"
-	done | sort -u | sed -n 's/\.c$/.o/p'
+	done | sort -u
+}
+
+# check_touched_objects -> the objects that compile them (kbuild.sh)
+check_touched_objects() {
+	# shellcheck disable=SC2046
+	kb_file_objects $(check_touched_files) | cut -f2 | sort -u
 }
 
 check_checkpatch() {
@@ -40,13 +47,30 @@ check_normalise() {
 	sed -nE -e "s|^$1/||" -e 's/^([^ :]+):[0-9]+(:[0-9]+)?: (warning|error): /\1: \3: /p' | sort
 }
 
+# check_prepare SRC OBJDIR LOG: the configuration and the prerequisites of
+# every object (prepare: generated headers, arm64's vDSO, host tools) as
+# the tree builds them, without W=1 (a tree's -Werror would make the
+# vDSO's W=1 warnings fatal); LOG.rc gets the status
+check_prepare() {
+	local rc=0
+	kb_objects "$1" "$2" test "$3" prepare || rc=$?
+	echo "$rc" > "$3.rc"
+}
+
+# make arguments that demote errors to warnings (check_build)
+CK_NOERROR=(KCFLAGS=-Wno-error CFLAGS_KERNEL=-Wno-error CFLAGS_MODULE=-Wno-error)
+
 # check_build SRC OBJDIR OBJECT LOG: compile OBJECT with W=1 and sparse
-# (C=1 checks what is compiled; the object is removed first so it is).
+# (C=1 checks what is compiled; the object is removed first so it is),
+# errors demoted to warnings, so that the warnings are collected and
+# compared: KCFLAGS follows KBUILD_CFLAGS (CONFIG_WERROR), CFLAGS_KERNEL
+# and CFLAGS_MODULE come after a directory's ccflags-y and after what a
+# vendor Makefile adds to KBUILD_CFLAGS anywhere (Makefile.lib).
 # LOG.all gets make's output, LOG.rc the status, LOG.w1 and LOG.sparse
 # OBJECT's own sections of it (check_split)
 check_build() {
 	local src=$1 obj=$2 o=$3 log=$4 rc=0
-	kb_objects "$src" "$obj" test "$log.all" W=1 C=1 CHECK="$CK_SPARSE" "$o" || rc=$?
+	kb_objects "$src" "$obj" test "$log.all" W=1 C=1 CHECK="$CK_SPARSE" "${CK_NOERROR[@]}" "$o" || rc=$?
 	echo "$rc" > "$log.rc"
 	check_split "$log.all" "$o" "$log"
 }
@@ -73,10 +97,44 @@ check_split() {
 	touch "$3.w1" "$3.sparse"
 }
 
-# check_object OBJECT: build it with and without the series, compare
+# check_unbuilt OBJECT: the configuration builds none of the series' files
+# that OBJECT compiles: a skip per file that names the option (no compile)
+check_unbuilt() {
+	local o=$1 f obj why topic
+	# shellcheck disable=SC2046
+	kb_unbuilt "$CK_BASE" "$CK_OBJ_BASE" "$o" $(check_touched_files) > /dev/null || return 1
+	# shellcheck disable=SC2046
+	while IFS=$'\t' read -r f obj; do
+		[ "$obj" = "$o" ] || continue
+		why=$(kb_not_built "$CK_BASE" "$CK_OBJ_BASE" "$f" "$o")
+		topic=$(check_topic_of_object "$f")
+		result "$CK_RECORDS" case check "$CK_NAME" "$(result_name "build $f")" skip "$topic" - \
+			"not built by this configuration ($(kb_describe)): $why"
+	done < <(kb_file_objects $(check_touched_files))
+	echo "$o" >> "$CK_LOGDIR/not-built"
+}
+
+# check_included OBJECT: a skip for each file of the series that OBJECT
+# compiles only under an option that is off (rwbase_rt.c in rwsem.o
+# without PREEMPT_RT): what this configuration does not prove
+check_included() {
+	local o=$1 f obj why
+	# shellcheck disable=SC2046
+	while IFS=$'\t' read -r f obj; do
+		if [ "$obj" != "$o" ] || [ "$f" = "${o%.o}.c" ]; then continue; fi
+		why=$(kb_not_built "$CK_BASE" "$CK_OBJ_BASE" "$f" "$o") || continue
+		result "$CK_RECORDS" case check "$CK_NAME" "$(result_name "build $f")" skip "$(check_topic_of_object "$f")" - \
+			"not built by this configuration ($(kb_describe)): $why"
+	done < <(kb_file_objects $(check_touched_files))
+}
+
+# check_object OBJECT: build it with and without the series, compare;
+# CK_LOGDIR/verified or /unverified gets its name (the proof's count)
 check_object() {
 	local o=$1 log=$CK_LOGDIR/${1//\//_} kind new rc_base rc topic
 	topic=$(check_topic_of_object "$o")
+	if check_unbuilt "$o"; then return 0; fi
+	check_included "$o"
 	check_build "$CK_BASE" "$CK_OBJ_BASE" "$o" "$log.unpatched"
 	state_point check-object
 	check_build "$CK_SRC" "$CK_OBJ_TREE" "$o" "$log.patched"
@@ -98,12 +156,18 @@ check_object() {
 			result "$CK_RECORDS" case check "$CK_NAME" "$(result_name "$kind $o")" pass "$topic"
 		fi
 	done
+	if [ "$rc_base" != 0 ] && [ "$rc" != 0 ]; then
+		printf '%s\t%s (log: %s)\n' "$o" "$(kb_first_error "$log.unpatched.all")" "$log.unpatched.all" >> "$CK_LOGDIR/unverified"
+	else
+		echo "$o" >> "$CK_LOGDIR/verified"
+	fi
 }
 
 # check_topic_of_object OBJECT -> the topic of the first applied patch that
 # touches its source
 check_topic_of_object() {
 	local name src=${1%.o}.c
+	case $1 in *.o) ;; *) src=$1 ;; esac
 	for name in $(applied_patches "$CK_TREE"); do
 		if patch_files "$(applied_patch "$CK_TREE" "$name")" | grep -qxF "$src"; then
 			topic_of "$name"
@@ -113,32 +177,21 @@ check_topic_of_object() {
 	echo -
 }
 
-# check_configured OBJDIR OBJECT: OBJECT is part of the build of
-# OBJDIR/.config (its directory's Makefile adds it under obj-y or an option
-# set there); "make dir/x.o" compiles a single object whether it is
-# configured or not
-check_configured() {
-	local obj=$2 dir name opt
-	dir=$(dirname "$obj") name=$(basename "$obj")
-	opt=$(sed -n -E "s/^obj-\\$\((CONFIG_[A-Z0-9_]+)\)[[:space:]]*[+:]?=.*[[:space:]]${name//./\\.}([[:space:]].*)?$/\1/p" \
-		"$CK_SRC/$dir/Makefile" 2>/dev/null | sed -n 1p)
-	[ -z "$opt" ] || grep -qE "^$opt=[ym]$" "$1/.config"
-}
-
 # check_rt: on a branch whose mainline has PREEMPT_RT, every object the
 # series touches builds with PREEMPT_RT as well (configs/rt.config); an
 # object the RT config does not build (THP needs !PREEMPT_RT on some
 # branches) is a skip that says so
 check_rt() {
-	local o log rc topic
+	local o log rc topic off
 	for o in $(check_touched_objects); do
 		log=$CK_LOGDIR/rt-${o//\//_}
 		topic=$(check_topic_of_object "$o")
 		progress "check: $o with PREEMPT_RT"
 		rc=0
-		kb_objects "$CK_SRC" "$CK_OBJ_RT" rt "$log" W=1 "$o" || rc=$?
-		if [ -f "$CK_OBJ_RT/.config" ] && ! check_configured "$CK_OBJ_RT" "$o"; then
-			result "$CK_RECORDS" case check "$CK_NAME" "$(result_name "PREEMPT_RT $o")" skip "$topic" - "not built with PREEMPT_RT on $CK_BRANCH (its option is off)"
+		kb_objects "$CK_SRC" "$CK_OBJ_RT" rt "$log" W=1 "${CK_NOERROR[@]}" "$o" || rc=$?
+		# shellcheck disable=SC2046
+		if off=$(kb_unbuilt "$CK_SRC" "$CK_OBJ_RT" "$o" $(check_touched_files)); then
+			result "$CK_RECORDS" case check "$CK_NAME" "$(result_name "PREEMPT_RT $o")" skip "$topic" - "not built with PREEMPT_RT on $CK_BRANCH: $off"
 		elif [ $rc = 0 ]; then
 			result "$CK_RECORDS" case check "$CK_NAME" "$(result_name "PREEMPT_RT $o")" pass "$topic"
 		elif grep -q 'No rule to make target' "$log"; then
@@ -148,6 +201,37 @@ check_rt() {
 				"$(kb_first_error "$log")"$'\n'"$o does not build with PREEMPT_RT (log: $log)"
 		fi
 	done
+}
+
+# check_proof: the record of what the check compiled: every object the
+# configuration builds and the series touches, verified by compiling with
+# and without the series, or a skip that counts those it could not
+check_proof() {
+	local v=0 u=0 n=0 first
+	[ ! -f "$CK_LOGDIR/verified" ] || v=$(wc -l < "$CK_LOGDIR/verified")
+	[ ! -f "$CK_LOGDIR/unverified" ] || u=$(wc -l < "$CK_LOGDIR/unverified")
+	[ ! -f "$CK_LOGDIR/not-built" ] || n=$(wc -l < "$CK_LOGDIR/not-built")
+	CK_SUMMARY="$v of $((v + u)) objects the configuration builds verified by compiling, $u not verified, $n not built by this configuration ($(kb_describe_from))"
+	if [ "$u" = 0 ]; then
+		result "$CK_RECORDS" case check "$CK_NAME" "compile proof" pass - - "$CK_SUMMARY"
+	else
+		first=$(sed -n 1p "$CK_LOGDIR/unverified")
+		result "$CK_RECORDS" case check "$CK_NAME" "compile proof" skip - - \
+			"not verified by compiling: $CK_SUMMARY; first real error: ${first#*$'\t'}"
+	fi
+}
+
+# check_verdict FAILED: the status of the check: 1 when a case failed,
+# EXIT_UNVERIFIED when a touched object could not be verified by compiling
+# (named with its first real error), else 0
+check_verdict() {
+	local first
+	info "$CK_SUMMARY"
+	[ "$1" -eq 0 ] || return 1
+	[ -s "$CK_LOGDIR/unverified" ] || return 0
+	first=$(sed -n 1p "$CK_LOGDIR/unverified")
+	warn "not every touched object was verified by compiling; the first: ${first%%$'\t'*}: ${first#*$'\t'}"
+	return "$EXIT_UNVERIFIED"
 }
 
 # check_run TREE BRANCH -> the KTAP document of the check on stdout; the
@@ -199,16 +283,21 @@ check_run() (
 		CK_OBJ_BASE=$o/base/build${KB_TAG:-}
 	fi
 	CK_OBJ_RT=$CK_OBJ_TREE-rt
+	progress "check: the build target is $(kb_describe_from)"
+	progress "check: configuration and prepare (without W=1), without and with the series"
+	check_prepare "$CK_BASE" "$CK_OBJ_BASE" "$CK_LOGDIR/prepare.unpatched"
+	check_prepare "$CK_SRC" "$CK_OBJ_TREE" "$CK_LOGDIR/prepare.patched"
 	for o in $(check_touched_objects); do
 		progress "check: W=1 + sparse of $o, without and with the series ($(kb_describe))"
 		check_object "$o"
 	done
 	[ "$(branch_field "$CK_BRANCH" rt)" != yes ] || [ -n "${KB_KCONFIG:-}" ] || check_rt
+	check_proof
 	read -r _ failed _ < <(kit_py results count "$CK_RECORDS")
 	kit_py results junit -o "$CK_LOGDIR/junit.xml" --kunit-dir "$(kunit_dir)" "$CK_NAME.check=$CK_RECORDS" ||
 		warn "$CK_LOGDIR/junit.xml not written"
 	kit_py results ktap "$CK_RECORDS" \
 		--title "check: Linux $(kernel_version "$CK_TREE") ($CK_BRANCH, $(kb_describe)) in $CK_TREE" \
 		--summary "$CK_BRANCH"
-	[ "$failed" -eq 0 ]
+	check_verdict "$failed"
 )

@@ -90,6 +90,28 @@ kb_tree_arch() {
 	return 0
 }
 
+# kb_tree_llvm TREE -> "1<TAB>where" when the tree is built with LLVM: a
+# top Makefile that sets LLVM to 1 (as it sets ARCH), else LLVM=1 in
+# Android's build.config (and what it includes), else in one of the
+# build.config.* files (ACK: build.config.common); nothing otherwise
+kb_tree_llvm() {
+	local tree=$1 mk f
+	[ -f "$tree/Makefile" ] || return 0
+	mk=$(grep -nE '^[[:space:]]*(export[[:space:]]+|override[[:space:]]+)?LLVM[[:space:]]*(:=|\?=|=)[[:space:]]*1[[:space:]]*(#.*)?$' \
+		"$tree/Makefile" | sed -n 1p) || true
+	if [ -n "$mk" ]; then
+		printf '1\tMakefile:%s\n' "${mk%%:*}"
+		return 0
+	fi
+	for f in "$tree/build.config" "$tree"/build.config.*; do
+		[ -f "$f" ] || continue
+		if kb_config_values "$f" | grep -qx 'LLVM=1'; then
+			printf '1\t%s\n' "${f##*/}"
+			return 0
+		fi
+	done
+}
+
 # kb_host_arch -> the machine's architecture (x86_64 | arm64)
 kb_host_arch() {
 	kb_norm_arch "$(uname -m)"
@@ -143,7 +165,13 @@ kb_target() {
 		x86_64) KB_CROSS=x86_64-linux-gnu- ;;
 		esac
 	fi
-	KB_LLVM=
+	KB_LLVM='' KB_LLVM_FROM="LLVM="
+	if [ -z "$llvm" ]; then
+		llvm=$(kb_tree_llvm "$tree")
+		KB_LLVM_FROM="the tree's ${llvm#*$'\t'}"
+		llvm=${llvm%%$'\t'*}
+		[ -n "$llvm" ] || KB_LLVM_FROM="the default: no LLVM=, none in the tree"
+	fi
 	case ${llvm:-0} in
 	0|'') ;;
 	1) KB_LLVM=$(kb_llvm_dir "$tree") ;;
@@ -183,6 +211,15 @@ kb_kconfig_key() {
 kb_describe() {
 	printf '%s, %s%s\n' "$KB_ARCH" \
 		"$([ -n "$KB_LLVM" ] && echo "LLVM ${KB_LLVM#/usr/lib/llvm-}" | sed 's|/bin$||' || echo GCC)" \
+		"$([ -z "$KB_KCONFIG" ] || echo ", KCONFIG=${KB_KCONFIG##*/}")"
+}
+
+# kb_describe_from -> the target and where each part came from, for reports:
+# "arm64 (ARCH= of the tree's build.config), LLVM 16 (the tree's
+# build.config.common)"
+kb_describe_from() {
+	printf '%s (%s), %s (%s)%s\n' "$KB_ARCH" "$KB_ARCH_FROM" \
+		"$([ -n "$KB_LLVM" ] && echo "LLVM ${KB_LLVM#/usr/lib/llvm-}" | sed 's|/bin$||' || echo GCC)" "$KB_LLVM_FROM" \
 		"$([ -z "$KB_KCONFIG" ] || echo ", KCONFIG=${KB_KCONFIG##*/}")"
 }
 
@@ -250,11 +287,178 @@ kb_kconfig_has() {
 		"$1/usr" "$1/security" "$1/net" "$1/Kconfig" 2>/dev/null
 }
 
+# the object that compiles a file the series changes, where it is not the
+# file's own .o (headers, and .c files #included by another one)
+KB_COMPILED_BY="\
+include/linux/rwsem.h kernel/locking/rwsem.o
+include/linux/mmap_lock.h mm/khugepaged.o
+include/trace/events/huge_memory.h mm/khugepaged.o
+kernel/locking/rwbase_rt.c kernel/locking/rwsem.o"
+
+# kb_file_objects FILE... -> "FILE<TAB>OBJECT" for each changed file an
+# object compiles (KB_COMPILED_BY, else a .c file's own .o)
+kb_file_objects() {
+	local f
+	for f in "$@"; do
+		awk -v f="$f" '$1 == f { print f "\t" $2; found = 1 } END { exit !found }' <<< "$KB_COMPILED_BY" ||
+			case $f in *.c) printf '%s\t%s\n' "$f" "${f%.c}.o" ;; esac
+	done
+}
+
+# kb_option_on OBJ OPTION: OPTION is y or m in OBJ/.config
+kb_option_on() {
+	grep -qE "^$2=[ym]$" "$1/.config"
+}
+
+# kb_rules DIR NAME -> what DIR's Makefile (or Kbuild) builds NAME (an
+# object, or "sub/" for a directory) under, one a line: "y" for a rule
+# without an option ("obj-y += NAME", "foo-y := NAME"), the option of
+# "xxx-$(CONFIG_X) += ... NAME ..." otherwise (continuation lines joined)
+kb_rules() {
+	local mk
+	for mk in "$1/Makefile" "$1/Kbuild"; do
+		[ -f "$mk" ] || continue
+		sed -e ':a' -e '/\\$/N; s/\\\n/ /; ta' "$mk" |
+			awk -v n="$2" '
+				match($0, /^[ \t]*[A-Za-z0-9_.-]+-(y|\$\(CONFIG_[A-Za-z0-9_]+\))[ \t]*[:+]?=/) {
+					head = substr($0, 1, RLENGTH)
+					k = split(substr($0, RLENGTH + 1), w, /[ \t]+/)
+					for (i = 1; i <= k; i++) if (w[i] == n) {
+						if (match(head, /CONFIG_[A-Za-z0-9_]+/)) print substr(head, RSTART, RLENGTH)
+						else print "y"
+						break
+					}
+				}'
+	done | sort -u
+}
+
+# kb_include_guards SOURCE NAME -> the options that must be set for
+# SOURCE's '#include "NAME"' to be compiled (#ifdef CONFIG_X, #if
+# [defined|IS_ENABLED](CONFIG_X), #ifndef ... #else), one a line
+kb_include_guards() {
+	awk -v inc="$2" '
+		function sym(s) { return match(s, /CONFIG_[A-Za-z0-9_]+/) ? substr(s, RSTART, RLENGTH) : "" }
+		/^[ \t]*#[ \t]*ifdef[ \t]/ { c[++n] = sym($0); neg[n] = 0; next }
+		/^[ \t]*#[ \t]*ifndef[ \t]/ { c[++n] = sym($0); neg[n] = 1; next }
+		/^[ \t]*#[ \t]*if[ \t(]/ {
+			simple = $0 ~ /^[ \t]*#[ \t]*if[ \t]*(defined|IS_ENABLED|IS_BUILTIN)?[ \t(]*CONFIG_[A-Za-z0-9_]+[ \t)]*(\/[*\/].*)?$/
+			c[++n] = simple ? sym($0) : ""; neg[n] = 0; next
+		}
+		/^[ \t]*#[ \t]*elif/ { c[n] = ""; next }
+		/^[ \t]*#[ \t]*else/ { neg[n] = !neg[n]; next }
+		/^[ \t]*#[ \t]*endif/ { if (n > 0) n--; next }
+		/^[ \t]*#[ \t]*include[ \t]*"/ {
+			if (index($0, "\"" inc "\"")) { for (i = 1; i <= n; i++) if (c[i] != "" && !neg[i]) print c[i]; exit }
+		}' "$1"
+}
+
+# kb_not_built SRC OBJ FILE OBJECT: the configuration of OBJ/.config does
+# not build FILE (compiled in OBJECT): prints why ("CONFIG_KSM is off
+# (mm/Makefile: ksm.o)"), status 0; 1 when it is built or nothing says
+# it is not.  Read from the tree's own Makefiles (every rule naming the
+# object, then its directory in the parent's, up to the top) and, for a
+# file #included by OBJECT's source, the #if around the include.  ("make
+# dir/x.o" compiles a single object whether it is configured or not.)
+kb_not_built() {
+	local src=$1 obj=$2 file=$3 o=$4 dir name rules opt on
+	[ -f "$obj/.config" ] || return 1
+	if [ "$file" != "${o%.o}.c" ] && [ "${file%.c}" != "$file" ] && [ -f "$src/${o%.o}.c" ]; then
+		for opt in $(kb_include_guards "$src/${o%.o}.c" "${file##*/}"); do
+			kb_option_on "$obj" "$opt" || { echo "$opt is off ($file is compiled in $o only with it)"; return 0; }
+		done
+	fi
+	dir=$(dirname "$o") name=$(basename "$o")
+	while [ "$dir" != . ]; do
+		rules=$(kb_rules "$src/$dir" "$name")
+		if [ -n "$rules" ] && ! grep -qx y <<< "$rules"; then
+			on=0
+			for opt in $rules; do if kb_option_on "$obj" "$opt"; then on=1; fi; done
+			if [ $on = 0 ]; then
+				echo "$(paste -sd/ <<< "$rules") is off ($dir/Makefile: $name)"
+				return 0
+			fi
+		fi
+		name=$(basename "$dir")/ dir=$(dirname "$dir")
+	done
+	return 1
+}
+
+# kb_unbuilt SRC OBJ OBJECT FILE...: the configuration builds none of
+# the changed files FILE... that OBJECT compiles (kb_file_objects): prints
+# why (kb_not_built, each), status 0; 1 when it builds one of them
+kb_unbuilt() {
+	local src=$1 obj=$2 o=$3 f pair reasons=''
+	shift 3
+	while IFS=$'\t' read -r f pair; do
+		[ "$pair" = "$o" ] || continue
+		pair=$(kb_not_built "$src" "$obj" "$f" "$o") || return 1
+		reasons="$reasons${reasons:+, }$pair"
+	done < <(kb_file_objects "$@")
+	[ -n "$reasons" ] && printf '%s\n' "$reasons"
+}
+
+# kb_kconfig_sources COPY -> "file<TAB>sourced path" for every Kconfig
+# "source"/"rsource" that the configuration reads, from the top Kconfig
+# down (paths relative to COPY; $(SRCARCH) is the target's)
+kb_kconfig_sources() {
+	local copy=$1 list=Kconfig seen=' ' file path next
+	while [ -n "$list" ]; do
+		next=''
+		while IFS=$'\t' read -r file path; do
+			[ -n "$path" ] || continue
+			printf '%s\t%s\n' "$file" "$path"
+			if [ -f "$copy/$path" ] && [[ $seen != *" $path "* ]]; then
+				seen="$seen$path "
+				next="$next$path"$'\n'
+			fi
+		done < <(cd "$copy" && while read -r file; do [ -z "$file" ] || [ ! -f "$file" ] || printf '%s\n' "$file"; done <<< "$list" |
+			xargs -r -d '\n' grep -HE '^[[:space:]]*r?source[[:space:]]+"[^"]+"' |
+			awk -v arch="$KB_SRCARCH" '{
+				file = $0; sub(/:.*/, "", file)
+				line = substr($0, length(file) + 2)
+				kind = (line ~ /^[ \t]*rsource/) ? "r" : ""
+				match(line, /"[^"]+"/); p = substr(line, RSTART + 1, RLENGTH - 2)
+				gsub(/\$\(SRCARCH\)|\$SRCARCH/, arch, p)
+				if (kind == "r") { d = file; if (sub(/\/[^\/]*$/, "", d)) p = d "/" p }
+				if (p ~ /[$*]/ || p ~ /^\// || p ~ /\.\./) next
+				print file "\t" p
+			}')
+		list=$next
+	done
+}
+
+# kb_stub_absent COPY -> in a build copy (never the user's tree): every
+# Kconfig "source"/"rsource" the configuration reads of a file that does
+# not exist (an absent submodule, a dangling symlink) and every kernel
+# Makefile's "include $(srctree)/..." of a missing fragment becomes an
+# empty file, so that the configuration and the build run; prints the
+# stubs, one a line
+kb_stub_absent() {
+	local copy=$1 file path pre
+	while IFS=$'\t' read -r file path; do
+		[ ! -e "$copy/$path" ] || continue
+		# a dangling symlink on the way (a submodule's link) goes
+		pre=$path
+		while [ "$pre" != . ]; do
+			if [ -L "$copy/$pre" ] && [ ! -e "$copy/$pre" ]; then rm -f "$copy/$pre"; fi
+			pre=$(dirname "$pre")
+		done
+		{ mkdir -p "$copy/$(dirname "$path")" &&
+			printf '# empty: mm-backport-kit stub for the absent %s (%s)\n' "$path" "$file" > "$copy/$path"; } ||
+			die "could not stub the absent $path in $copy"
+		printf '%s\n' "$path"
+	done < <(kb_kconfig_sources "$copy"
+		cd "$copy" && grep -rHE --include=Makefile --include=Kbuild --exclude-dir=tools --exclude-dir=Documentation \
+			--exclude-dir=tests '^include[[:space:]]+\$\(srctree\)/[^[:space:]$]+[[:space:]]*$' . |
+			sed -E 's|^\./||; s|^([^:]+):include[[:space:]]+\$\(srctree\)/([^[:space:]]+).*|\1\t\2|' | sort -u)
+}
+
 # kb_first_error LOG -> the first line of LOG that names a real error (not
-# make's own "*** ... Error N" echo of it), else its last line
+# make's own "*** [target] Error N" echo of it; make's "*** No rule to
+# make target" is one), else its last line
 kb_first_error() {
 	local line
-	line=$(grep -v -E '^make(\[[0-9]+\])?: \*\*\* |^make(\[[0-9]+\])?: (Entering|Leaving)' "$1" |
+	line=$(grep -v -E '^make(\[[0-9]+\])?: \*\*\* (\[|Waiting)|^make(\[[0-9]+\])?: (Entering|Leaving)' "$1" |
 		grep -m1 -iE "error[: ]|can't open|cannot open|no such file|not found|undefined reference|No rule to make target|fatal:" ) ||
 		line=$(grep -v -E '^make(\[[0-9]+\])?: ' "$1" | grep . | tail -n1) || line=
 	[ -n "$line" ] || line=$(tail -n1 "$1")

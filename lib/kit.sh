@@ -31,6 +31,7 @@ EXIT_ERROR=1		# failed: a check failed or a step broke (the tree is unchanged)
 EXIT_NOTHING=2		# nothing to do: already applied / not applied / all upstream
 EXIT_PARTIAL=3		# partial: some topics landed, the others left no trace
 EXIT_REFUSED=4		# refused: the kit will not do it as asked (local edits, STRICT)
+EXIT_UNVERIFIED=5	# unverified: a check could not compile what it must prove (make check)
 EXIT_USAGE=64		# bad input: unknown option, branch, topic, ARCH, ...
 
 prog=${0##*/}

@@ -32,8 +32,13 @@
 # failure the change introduces refuses it; an object that does not build
 # without the change either cannot be verified by compiling: the change
 # lands and its record names the object and the first real error
-# (--verify strict refuses it too).  --no-compile skips this (quick
-# tests).  Nothing is fuzzed.
+# (--verify strict refuses it too); an object the configuration does not
+# build (kb_not_built: its option off) is named as such.  In the copy, a
+# Kconfig source or Makefile include of an absent file is an empty stub
+# (kb_stub_absent), named in the note.  The toolchain is the tree's too
+# (LLVM from its Makefile or build.config*); DIR/compile.counts counts the
+# objects verified by compiling (apply's report).  --no-compile skips
+# this (quick tests).  Nothing is fuzzed.
 #
 # DIR (default out/<tree-name>/) gets the quilt directory: series,
 # patches, results.tsv (records, results.sh), rejects/, and the work
@@ -44,14 +49,6 @@
 # backports/<b>/<name> by mm-backport-kit: ... ]" note.
 # Status: 0 every patch landed (or is already upstream), 1 otherwise.
 kit_use tables trees plan recipes kbuild results
-
-# the object that compiles a file the series changes, where it is not the
-# file's own .o (headers, and .c files #included by another one)
-RETARGET_COMPILED_BY="\
-include/linux/rwsem.h kernel/locking/rwsem.o
-include/linux/mmap_lock.h mm/khugepaged.o
-include/trace/events/huge_memory.h mm/khugepaged.o
-kernel/locking/rwbase_rt.c kernel/locking/rwsem.o"
 
 # retarget_record NAME STATUS TEXT: NAME's record of this call
 retarget_record() {
@@ -130,18 +127,6 @@ retarget_changed_defs() {
 	done | LC_ALL=C sort -u
 }
 
-# retarget_objects FILE... -> the objects to compile for the changed files
-retarget_objects() {
-	local f
-	for f in "$@"; do
-		if printf '%s\n' "$RETARGET_COMPILED_BY" | awk -v f="$f" '$1 == f { print $2; found = 1 } END { exit !found }'; then
-			:
-		else
-			case $f in *.c) echo "${f%.c}.o" ;; esac
-		fi
-	done | sort -u
-}
-
 # retarget_build_root -> the compile area of TREE's version and the build
 # target in the cache: linux/ (the compile copy) and build/ (O=), one
 # source path per area so that the build dir's dependency files stay true
@@ -162,6 +147,8 @@ retarget_build_copy() {
 	lock_tree "$root/.lock"
 	progress "retarget: compile copy of $RETARGET_TREE (hard links)"
 	link_copy "$RETARGET_TREE" "$root/linux" clean
+	RETARGET_STUBS=$(kb_stub_absent "$root/linux" | join_lines ', ')
+	[ -z "$RETARGET_STUBS" ] || warn "the compile copy has empty stubs for what $RETARGET_TREE lacks: $RETARGET_STUBS"
 }
 
 # retarget_lay DIR COPY: the files of DIR (a state of the touched files) replace
@@ -195,14 +182,24 @@ retarget_compile() {
 	done
 }
 
+# retarget_count KIND OBJECT: one object's outcome (verified, unverified or
+# not-built) in DEST/compile.counts, kept over the calls of one apply
+# (a call for the whole plan starts DEST afresh); DEST/compile.target the
+# build target and where it came from
+retarget_count() {
+	printf '%s\t%s\n' "$1" "$2" >> "$RETARGET_DEST/compile.counts"
+	kb_describe_from > "$RETARGET_DEST/compile.target"
+}
+
 # retarget_compile_check NAME FILE...: the objects of the changed files FILE
 # compiled without (RG_TMP/before over the compile copy) and with the
 # change (RG_TMP/tree); prints why the change is refused (status 1) or,
-# status 0, "unverified: ..." for the objects no build could verify
+# status 0, "unverified: ..." for the objects no build could verify (an
+# object the configuration does not build is named, never "unverified")
 retarget_compile_check() {
-	local name=$1 objs copy obj log base new o why='' unverified=''
+	local name=$1 objs copy obj log base new o why='' unverified='' unbuilt='' off
 	shift
-	objs=$(retarget_objects "$@")
+	objs=$(kb_file_objects "$@" | cut -f2 | sort -u)
 	[ -n "$objs" ] || return 0
 	copy=$(retarget_build_root)/linux
 	obj=$(retarget_build_root)/build
@@ -217,11 +214,17 @@ retarget_compile_check() {
 	new=$(retarget_compile "$copy" "$obj" "$log.with.log" $objs)
 	for o in $objs; do
 		if grep -q "^$o	" <<< "$new"; then
-			if grep -q "^$o	" <<< "$base"; then
-				unverified="$unverified; $o: $(grep "^$o	" <<< "$base" | cut -f2-) (fails without the change too)"
-			else
+			if ! grep -q "^$o	" <<< "$base"; then
 				why="$why; $o: $(grep "^$o	" <<< "$new" | cut -f2-) (builds without the change; log: ${log#"$OUT_DIR"/}.with.log)"
+			elif off=$(kb_unbuilt "$copy" "$obj" "$o" "$@"); then
+				unbuilt="$unbuilt; $o: not built by this configuration: $off"
+				retarget_count not-built "$o"
+			else
+				unverified="$unverified; $o: $(grep "^$o	" <<< "$base" | cut -f2-) (fails without the change too)"
+				retarget_count unverified "$o"
 			fi
+		else
+			retarget_count verified "$o"
 		fi
 	done
 	if [ -n "$why" ]; then
@@ -233,7 +236,9 @@ retarget_compile_check() {
 			echo "not verified by compiling for $(kb_describe) (VERIFY=strict)${unverified}"
 			return 1
 		fi
-		echo "unverified: not verified by compiling for $(kb_describe)${unverified}"
+		echo "unverified: not verified by compiling for $(kb_describe)${unverified}${unbuilt}"
+	elif [ -n "$unbuilt" ]; then
+		echo "unverified: compiled for $(kb_describe) where the configuration builds it${unbuilt}"
 	fi
 	return 0
 }
@@ -321,6 +326,7 @@ retarget_land() {
 		status=re-anchored text="re-anchored"
 	fi
 	checked="detect.table finds the change, it changes no definition the branch patch leaves alone"
+	[ -z "${RETARGET_STUBS:-}" ] || checked="$checked; the compile copy had empty stubs for the absent $RETARGET_STUBS"
 	if [ "$RETARGET_COMPILE" = 1 ] && [ -z "$note" ]; then
 		checked="$checked, and the objects it touches compile without and with it ($(kb_describe))"
 	elif [ -n "$note" ]; then
@@ -402,6 +408,18 @@ retarget_publish() {
 	rm -f "$RETARGET_DEST/series.new" "$RETARGET_DEST/results.new"
 }
 
+# retarget_summary DEST -> how many object builds DEST's calls verified by
+# compiling, and which objects they could not (nothing before a compile)
+retarget_summary() {
+	local f=$1/compile.counts v u n
+	[ -s "$f" ] || return 0
+	v=$(grep -c '^verified' "$f") || true
+	u=$(grep '^unverified' "$f" | cut -f2 | sort -u | join_lines ', ') || true
+	n=$(grep '^not-built' "$f" | cut -f2 | sort -u | join_lines ', ') || true
+	printf 'compile verification (%s): %s object build(s) verified by compiling, %s not verified%s\n' \
+		"$(cat "$1/compile.target")" "$v" "${u:-none}" "${n:+; not built by the configuration: $n}"
+}
+
 retarget_run() (
 	local name entry plan failed=0 branch='' arch='' llvm='' kconfig=''
 	RETARGET_COMPILE=1 RETARGET_VERIFY=default RETARGET_DEST=
@@ -429,7 +447,7 @@ retarget_run() (
 	RETARGET_TREE_VERSION=$(kernel_version "$RETARGET_TREE")
 	if [ "$RETARGET_COMPILE" = 1 ]; then
 		kb_target "$arch" "$llvm" "$kconfig" "$RETARGET_TREE"
-		progress "retarget: the compile verification is for $(kb_describe) (ARCH from $KB_ARCH_FROM)"
+		progress "retarget: the compile verification is for $(kb_describe_from)"
 		retarget_build_copy
 	fi
 	RETARGET_DEST=${RETARGET_DEST:-$OUT_DIR/$RETARGET_TREE_NAME}
@@ -467,6 +485,7 @@ retarget_run() (
 		retarget_one "$name" "${entry#*:}" || failed=1
 	done
 	retarget_publish
+	[ "$RETARGET_COMPILE" = 0 ] || retarget_summary "$RETARGET_DEST" >&2
 	[ $failed = 0 ] || return 1
 	info "$RETARGET_TREE: series written to $RETARGET_DEST (QUILT_PATCHES=$RETARGET_DEST)"
 )

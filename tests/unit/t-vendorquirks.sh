@@ -2,12 +2,16 @@
 # Vendor trees as they are built, each quirk on a drifted copy of a branch
 # tree (renamed locals in break_ksm(): the 0001 backport does not apply at
 # fuzz 0 and is re-targeted, so its compile verification runs): a top
-# Makefile that says "ARCH := arm64", a Kconfig "source" of an absent file,
-# a host tool that does not build, a vendor header that is missing.  Each
-# must land the right change with the right report: compiled for the tree's
-# own architecture, or, where the tree does not build without the change
-# either, landed as "not verified by compiling" with the first real error
-# line (VERIFY=strict refuses it, the tree unchanged).
+# Makefile that says "ARCH := arm64", a Kconfig "source" through a
+# dangling symlink (stubbed in the compile copy), LLVM=1 in
+# build.config.common, a host tool that does not build, a vendor header
+# that is missing.  Each must land the right change with the right report:
+# compiled for the tree's own architecture and toolchain, or, where the
+# tree does not build without the change either, landed as "not verified
+# by compiling" with the first real error line (VERIFY=strict refuses it,
+# the tree unchanged).  Then make check on vendor trees: a top Makefile
+# with -Werror, an option off in the configuration (KSM), an unbuildable
+# vendor driver the series does not touch.
 
 # quirk_tree BRANCH NAME -> a copy of BRANCH's tree, break_ksm() renamed
 quirk_tree() {
@@ -49,19 +53,35 @@ test_makefile_arch_is_the_trees() {
 		fail "the compile verification was not for arm64" "$(grep -A3 're-targeted from' "$OUT_DIR"/quirk-arch/0001-*.patch)"
 }
 
-test_kconfig_source_of_an_absent_file() {
-	local d sum
+# a Kconfig "source" through a symlink into an absent submodule (as a
+# plain clone of a tree with KernelSU has it): the compile copy gets an
+# empty stub, named in the report, the user's tree keeps its link, and the
+# change is verified by compiling (VERIFY=strict too)
+test_kconfig_source_through_a_dangling_symlink() {
+	local d
 	d=$(quirk_tree 6.1 quirk-kconfig)
 	own_file "$d/drivers/Kconfig"
-	printf '\nsource "drivers/vendor-absent/Kconfig"\n' >> "$d/drivers/Kconfig"
-	sum=$(tree_sum "$d")
+	printf '\nsource "drivers/kernelsu/Kconfig"\n' >> "$d/drivers/Kconfig"
+	ln -s ../../KernelSU/kernel "$d/drivers/kernelsu"
 	quirk_apply "$d" --verify strict
-	expect_rc 1 "VERIFY=strict with a Kconfig that sources an absent file"
-	expect_out "can't open file \"drivers/vendor-absent/Kconfig\"" "strict: the first real error is named"
-	expect_sum "$d" "$sum" "VERIFY=strict refusal"
+	expect_rc 0 "VERIFY=strict with a Kconfig that sources a file through a dangling symlink"
+	expect_out '^0001-[^ ]+ +re-targeted from cocci \(out/' "0001 re-targeted and verified by compiling"
+	grep -q 'empty stubs for the absent drivers/kernelsu/Kconfig' "$OUT_DIR"/quirk-kconfig/0001-*.patch ||
+		fail "the report does not name the stub" "$(grep -A6 're-targeted from' "$OUT_DIR"/quirk-kconfig/0001-*.patch)"
+	if [ ! -L "$d/drivers/kernelsu" ] || [ -e "$d/drivers/kernelsu" ]; then fail "the user's tree lost its dangling link"; fi
+}
+
+# LLVM=1 only in build.config.common (Android): apply verifies with clang
+test_llvm_from_build_config_common() {
+	local d
+	d=$(quirk_tree 6.1 quirk-llvm)
+	printf 'BRANCH=android14-6.1\nLLVM=1\n' > "$d/build.config.common"
 	quirk_apply "$d"
-	expect_rc 0 "apply with a Kconfig that sources an absent file"
-	expect_unverified "can't open file \"drivers/vendor-absent/Kconfig\"" "the Kconfig error"
+	expect_rc 0 "apply on a tree whose build.config.common says LLVM=1"
+	expect_out "^compile verification \\(x86_64 \\(the machine\\), LLVM [0-9]+ \\(the tree's build.config.common\\)\\): [1-9][0-9]* object build\\(s\\) verified by compiling, none not verified" \
+		"the report names the toolchain, where it came from, and the count"
+	grep -q 'compile without and with it (x86_64, LLVM [0-9]*)' "$OUT_DIR"/quirk-llvm/0001-*.patch ||
+		fail "the compile verification was not with LLVM" "$(grep -A6 're-targeted from' "$OUT_DIR"/quirk-llvm/0001-*.patch)"
 }
 
 test_host_tool_that_does_not_build() {
@@ -98,4 +118,57 @@ test_change_that_breaks_the_build_is_refused() {
 	expect_rc 1 "apply of a change that does not compile"
 	expect_out 'does not compile with the change for x86_64, GCC; mm/ksm.o: .*vendor_does_not_exist' "the error is named"
 	expect_sum "$d" "$sum" "refused change"
+}
+
+# a vendor top Makefile that adds -Werror after everything (and a W=1
+# warning that the tree has with and without the series): make check
+# builds prepare as the tree does and collects the touched objects' W=1
+# warnings instead of failing on them; every touched object is verified
+test_check_with_werror_in_the_top_makefile() {
+	local d
+	d=$(fresh 6.1 quirk-werror)
+	own_file "$d/Makefile" "$d/mm/ksm.c"
+	printf '\nKBUILD_CFLAGS += -Werror\n' >> "$d/Makefile"
+	printf '\nint kit_vendor_no_prototype(void)\n{\n\treturn 0;\n}\n' >> "$d/mm/ksm.c"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d" --force
+	expect_rc 0 "apply"
+	run_kit "$KIT_DIR/bin/check" --kdir "$d"
+	expect_rc 0 "make check of a tree with -Werror"
+	expect_out '^ok [0-9]+ w1 mm/ksm.o$' "mm/ksm.o compiled with W=1, its warning collected"
+	expect_out '^ok [0-9]+ compile proof$' "every touched object verified by compiling"
+	! grep -q 'SKIP not verified' <<< "$OUT" || fail "an object was not verified" "$OUT"
+}
+
+# an option of the configuration is off (KSM): mm/ksm.o is a skip that
+# names it, never "does not build"; the other objects are compiled
+test_check_option_off_in_the_config() {
+	local d
+	d=$(fresh 6.1 quirk-noksm)
+	printf 'CONFIG_TRANSPARENT_HUGEPAGE=y\n# CONFIG_KSM is not set\n' > "$T/noksm.config"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d"
+	expect_rc 0 "apply"
+	run_kit "$KIT_DIR/bin/check" --kdir "$d" --kconfig "$T/noksm.config"
+	expect_rc 0 "make check with KSM off"
+	expect_out '^ok [0-9]+ build mm/ksm.c # SKIP not built by this configuration .*CONFIG_KSM is off' "the skip names CONFIG_KSM"
+	! grep -q 'mm/ksm.o does not build' <<< "$OUT" || fail "mm/ksm.o was compiled though KSM is off" "$OUT"
+	expect_out '^ok [0-9]+ w1 mm/khugepaged.o$' "khugepaged.o compiled"
+	expect_out '^ok [0-9]+ compile proof$' "every object the configuration builds verified"
+}
+
+# the tree's only problem is a vendor driver that does not build, which
+# the series does not touch: every touched object is verified
+test_check_with_an_unbuildable_vendor_driver() {
+	local d
+	d=$(fresh 6.1 quirk-driver)
+	own_file "$d/drivers/Makefile"
+	mkdir -p "$d/drivers/vendor_broken"
+	printf 'obj-y += broken.o\n' > "$d/drivers/vendor_broken/Makefile"
+	printf '#error "vendor: this driver does not build here"\n' > "$d/drivers/vendor_broken/broken.c"
+	printf '\nobj-y += vendor_broken/\n' >> "$d/drivers/Makefile"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d"
+	expect_rc 0 "apply"
+	run_kit "$KIT_DIR/bin/check" --kdir "$d"
+	expect_rc 0 "make check of a tree with an unbuildable vendor driver"
+	expect_out '^ok [0-9]+ compile proof$' "every touched object verified by compiling"
+	expect_out 'check: ([0-9]+) of \1 objects the configuration builds verified by compiling, 0 not verified' "the count"
 }
