@@ -204,13 +204,26 @@ plan_score() {
 		END { printf "%.4f %.4f %d\n", (t ? r / t : 0), (t ? s / t : 0), -d }' - "$WORK/$b.near"
 }
 
-# plan_qualifies BRANCH NAME...: BRANCH carries every NAME and agrees with the
-# tree on their dependencies
+# plan_form_fits BRANCH NAME: the tree has the code that BRANCH's backport
+# of NAME changes, where a form-needs row names it
+plan_form_fits() {
+	local file scope regex reason bp=$DATA_DIR/backports/$1/$2
+	[ -f "$bp" ] || return 0	# upstream on the branch: no form of its own
+	while IFS=$'\t' read -r file scope regex reason; do
+		grep -qxF "$file" <(patch_files "$bp") || continue
+		[ -n "$(plan_scope_lines "$TREE/$file" "$scope" | plan_first_match "$regex")" ] || return 1
+	done < <(plan_rows form-needs | awk -F'\t' -v n="${2%%-*}" '$1 == n { print $2 "\t" $3 "\t" $4 "\t" $5 }')
+	return 0
+}
+
+# plan_qualifies BRANCH NAME...: BRANCH carries every NAME, in a form that
+# fits the tree's code, and agrees with the tree on their dependencies
 plan_qualifies() {
 	local b=$1 name dep tree_has
 	shift
 	for name in "$@"; do
 		plan_branch_has "$b" "$name" || return 1
+		plan_form_fits "$b" "$name" || return 1
 		# the branch's form builds on DEP: the tree must have it too
 		for dep in $(plan_rows dep | awk -F'\t' -v n="${name%%-*}" '$1 == n { print $2 }'); do
 			case ${DECISION[$dep]:-} in carry|upstream) tree_has=1 ;; *) tree_has=0 ;; esac

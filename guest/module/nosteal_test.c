@@ -6,7 +6,8 @@
  * down_read[_killable]_nosteal()" patch of mm-backport-kit, it runs its tests
  * from module init and reports them in KTAP to the kernel log.  Built for a
  * kernel without that patch, it tests the down_read()/down_read_killable()
- * fallback instead, where cases 3 and 4 fail:
+ * fallback instead, where cases 3 and 4 fail (on 5.10, where readers spin,
+ * also 6 and 7):
  *
  *   1 down_read_nosteal_uncontended
  *	the lock is taken at once when nobody waits
@@ -24,6 +25,17 @@
  *   5 down_read_killable_nosteal_fatal_signal
  *	down_read_killable_nosteal() blocked behind a writer returns -EINTR
  *	when its task gets SIGKILL
+ *   6 down_read_nosteal_queues_while_writer_runs
+ *	a writer holds the lock and busy-waits (on one CPU, at most
+ *	NOSTEAL_RUNNING_MS) until the rwsem shows a waiter, while the reader
+ *	calls down_read_nosteal() on another CPU with nobody queued: the
+ *	reader must queue at once, the writer then sees it.  A reader that
+ *	spins on the running owner instead (plain down_read() where readers
+ *	spin, or a nosteal reader that only tested for waiters on entry)
+ *	never queues and the writer times out.  Needs two online CPUs
+ *	(skipped otherwise).
+ *   7 down_read_killable_nosteal_queues_while_writer_runs
+ *	the same with down_read_killable_nosteal()
  *
  * The "drop and retake" tests run the reader and the writer as kthreads
  * bound to one CPU, the writer with SCHED_IDLE (nice 19 where
@@ -44,6 +56,7 @@
  */
 
 #include <linux/completion.h>
+#include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
@@ -66,9 +79,11 @@
 #define down_read_killable_nosteal(sem)		down_read_killable(sem)
 #endif
 
-#define NOSTEAL_NR_TESTS	5
+#define NOSTEAL_NR_TESTS	7
 /* How long to wait for a thread to get to a given point before giving up. */
 #define NOSTEAL_TIMEOUT		(5 * HZ)
+/* How long the running writer of cases 6-7 waits for the reader to queue. */
+#define NOSTEAL_RUNNING_MS	100
 
 enum nosteal_mode {
 	MODE_PLAIN,		/* down_read() */
@@ -88,11 +103,20 @@ struct nosteal_ctx {
 	struct completion writer_exit;
 	struct completion reader_exit;
 	struct completion killable_blocked;
+	/* cases 6-7: the writer holds the lock; it saw the reader queued */
+	struct completion writer_locked;
+	bool writer_saw_waiter;
 	const char *failure;
 };
 
 static int nosteal_test_nr;
 static int nosteal_test_failed;
+
+static void nosteal_report_skip(const char *name, const char *reason)
+{
+	nosteal_test_nr++;
+	pr_info("ok %d %s # SKIP %s\n", nosteal_test_nr, name, reason);
+}
 
 static void nosteal_report(const char *name, const char *failure)
 {
@@ -320,6 +344,137 @@ static const char *nosteal_run_fatal_signal(void)
 	return failure;
 }
 
+/*
+ * Whether a task waits for @sem.  PREEMPT_RT's rwsem_is_contended() is true
+ * whenever a writer holds the lock; there a blocked reader is a waiter of
+ * the rwbase's rtmutex.
+ */
+static bool nosteal_has_waiter(struct rw_semaphore *sem)
+{
+#ifdef CONFIG_PREEMPT_RT
+	return !RB_EMPTY_ROOT(&sem->rwbase.rtmutex.waiters.rb_root);
+#else
+	return rwsem_is_contended(sem);
+#endif
+}
+
+/*
+ * Cases 6-7, the writer: take the lock and stay on the CPU (no sleep, so
+ * that the owner is running the whole time) until a waiter shows, for at
+ * most NOSTEAL_RUNNING_MS.
+ */
+static int nosteal_running_writer_fn(void *data)
+{
+	struct nosteal_ctx *ctx = data;
+	unsigned long timeout;
+
+	down_write(&ctx->sem);
+	complete(&ctx->writer_locked);
+	timeout = jiffies + msecs_to_jiffies(NOSTEAL_RUNNING_MS);
+	while (!nosteal_has_waiter(&ctx->sem)) {
+		if (time_after(jiffies, timeout))
+			break;
+		cpu_relax();
+	}
+	ctx->writer_saw_waiter = nosteal_has_waiter(&ctx->sem);
+	up_write(&ctx->sem);
+	complete(&ctx->writer_exit);
+	return 0;
+}
+
+/* Cases 6-7, the reader: once the writer holds the lock, take it. */
+static int nosteal_running_reader_fn(void *data)
+{
+	struct nosteal_ctx *ctx = data;
+
+	wait_for_completion(&ctx->writer_locked);
+	if (ctx->mode == MODE_KILLABLE_NOSTEAL)
+		ctx->retake_ret = down_read_killable_nosteal(&ctx->sem);
+	else
+		down_read_nosteal(&ctx->sem);
+	if (!ctx->retake_ret)
+		up_read(&ctx->sem);
+	complete(&ctx->reader_exit);
+	return 0;
+}
+
+/*
+ * Cases 6-7: the writer on this CPU, the reader on another one, both with
+ * SCHED_FIFO so that no other task's wake-up ends a spin early (a spinning
+ * reader stops at need_resched(), or when the owner is preempted, and
+ * queues).  *skip is set when there is no second CPU.
+ */
+static const char *nosteal_run_running_writer(enum nosteal_mode mode,
+					      const char **skip)
+{
+	struct nosteal_ctx *ctx;
+	struct task_struct *reader, *writer;
+	unsigned int cpu, other;
+	const char *failure = NULL;
+
+	cpu = get_cpu();
+	put_cpu();
+	other = cpumask_any_but(cpu_online_mask, cpu);
+	if (other >= nr_cpu_ids) {
+		*skip = "needs two online CPUs (the writer runs while the reader takes the lock)";
+		return NULL;
+	}
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return "out of memory";
+	init_rwsem(&ctx->sem);
+	ctx->mode = mode;
+	init_completion(&ctx->writer_locked);
+	init_completion(&ctx->writer_exit);
+	init_completion(&ctx->reader_exit);
+
+	reader = kthread_create(nosteal_running_reader_fn, ctx, "nosteal_reader");
+	if (IS_ERR(reader)) {
+		kfree(ctx);
+		return "cannot create the reader thread";
+	}
+	writer = kthread_create(nosteal_running_writer_fn, ctx, "nosteal_writer");
+	if (IS_ERR(writer)) {
+		/* the reader has not run: let it through without a lock */
+		complete(&ctx->writer_locked);
+		wake_up_process(reader);
+		wait_for_completion(&ctx->reader_exit);
+		kfree(ctx);
+		return "cannot create the writer thread";
+	}
+	kthread_bind(reader, other);
+	kthread_bind(writer, cpu);
+	sched_set_fifo(reader);
+	sched_set_fifo_low(writer);
+	wake_up_process(reader);
+	wake_up_process(writer);
+
+	/* A broken lock would leave the threads blocked on ctx: leak it. */
+	if (!wait_for_completion_timeout(&ctx->writer_exit, NOSTEAL_TIMEOUT) ||
+	    !wait_for_completion_timeout(&ctx->reader_exit, NOSTEAL_TIMEOUT))
+		return "timed out waiting for the reader or the writer";
+
+	if (ctx->retake_ret)
+		failure = "down_read_killable_nosteal() failed without a signal";
+	else if (!ctx->writer_saw_waiter)
+		failure = "the reader did not queue while the writer held the lock and ran";
+	kfree(ctx);
+	return failure;
+}
+
+static void nosteal_case_running_writer(const char *name,
+					enum nosteal_mode mode)
+{
+	const char *skip = NULL;
+	const char *failure = nosteal_run_running_writer(mode, &skip);
+
+	if (skip)
+		nosteal_report_skip(name, skip);
+	else
+		nosteal_report(name, failure);
+}
+
 static const char *nosteal_run_uncontended(void)
 {
 	struct rw_semaphore sem;
@@ -365,6 +520,10 @@ static int __init nosteal_test_init(void)
 		       nosteal_run_retake(MODE_KILLABLE_NOSTEAL, true));
 	nosteal_report("down_read_killable_nosteal_fatal_signal",
 		       nosteal_run_fatal_signal());
+	nosteal_case_running_writer("down_read_nosteal_queues_while_writer_runs",
+				    MODE_NOSTEAL);
+	nosteal_case_running_writer("down_read_killable_nosteal_queues_while_writer_runs",
+				    MODE_KILLABLE_NOSTEAL);
 
 	pr_info("# nosteal_test: pass:%d fail:%d\n",
 		nosteal_test_nr - nosteal_test_failed, nosteal_test_failed);

@@ -186,6 +186,45 @@ test_plan_out_of_tree_rt_rwsem() {
 	printf '%s\n' "$out" | grep -qE $'^0005-[^\t]+\tcarry\t5\\.10$' || fail "5.10-rt: 0005 not carried from 5.10" "$out"
 }
 
+# Other RT releases define rwsem-rt.c's __down_read() as
+# "void __sched __down_read(": the probe finds that form too, and the
+# reason says that the decision is per tree (with or without PREEMPT_RT)
+test_plan_out_of_tree_rt_rwsem_sched_form() {
+	local d out p
+	d=$(fresh 5.10 plan-rt-sched-5.10)
+	patch -d "$d" -p1 -F0 -s < "$KIT_DIR/tests/vendor/debian-5.10-rt/rwsem-rt.patch" ||
+		fail "test setup: the RT rwsem excerpt does not apply to the 5.10 tree"
+	sed -i 's/^void __down_read(struct rw_semaphore/void __sched __down_read(struct rw_semaphore/' "$d/kernel/locking/rwsem-rt.c"
+	grep -q '^void __sched __down_read(struct rw_semaphore' "$d/kernel/locking/rwsem-rt.c" ||
+		fail "test setup: __down_read() not in the __sched form"
+	out=$(in_kit plan plan_tree "$d") || fail "plan_tree on the RT tree failed: $out"
+	for p in 0006 0007 0008; do
+		printf '%s\n' "$out" | grep -qE "^$p-[^	]+	n/a	.*rwsem-rt.*decided per tree.* \(kernel/locking/rwsem-rt\.c:[0-9]+\)\$" ||
+			fail "5.10-rt (__sched form): $p not n/a, per tree, with file:line" "$out"
+	done
+}
+
+# A tree whose rwbase_rt.c lost the reader shortcut of __rwbase_read_lock()
+# to "locking/rwbase: Mitigate indefinite writer starvation" (the 6.1-rt
+# queue's patch, tests/vendor/rt-6.1-rwbase; 5.15-rt carries the same
+# change): 5.15's and 6.1's 0006, which change that shortcut, have no
+# context there, and plan_tree carries 0006 from 6.6, whose form leaves
+# rwbase_rt.c alone.  On 5.15 the code of the other files is nearest to
+# 5.15's, so only the form-needs row of tables/plan.table keeps 5.15 out.
+test_plan_rt_tree_without_the_reader_shortcut() {
+	local b d out
+	[ -d "$(pristine_dir 6.6)" ] || skip "no cached 6.6 tree (MMBK_TARBALLS)"
+	for b in 5.15 6.1; do
+		d=$(fresh "$b" "plan-rt-rwbase-$b")
+		patch -d "$d" -p1 -F0 -s < "$KIT_DIR"/tests/vendor/rt-6.1-rwbase/0054-*.patch ||
+			fail "test setup: the 6.1-rt rwbase patch does not apply to the $b tree"
+		! patch -d "$d" -p1 -F0 --dry-run -s < "$KIT_DIR"/backports/"$b"/0006-*.patch >/dev/null 2>&1 ||
+			fail "$b's 0006 applies to the tree without the reader shortcut: the fixture no longer shows the missing context"
+		out=$(in_kit plan plan_tree "$d") || fail "plan_tree on the $b-rt tree failed: $out"
+		printf '%s\n' "$out" | grep -qE $'^0006-[^\t]+\tcarry\t6\\.6$' || fail "$b-rt: 0006 not carried from 6.6" "$out"
+	done
+}
+
 # the cached tree of a branch may be a newer point release than the one its
 # backports were made on (Debian updates linux-source-6.12): they apply
 # with offsets, patch(1) then leaves *.orig files next to the files, and
