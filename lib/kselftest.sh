@@ -216,7 +216,7 @@ ksft_guest() {
 # (CACHE/kselftest/results/): the same unpatched kernel never boots twice.
 ksft_variant() {
 	local branch=$1 variant=$2 built=$3 out=$4 image obj run sum key cached t0
-	image=$(boot_run --branch "$branch" --variant "$variant" --build-only)
+	image=$(boot_run --branch "$branch" --variant "$variant" --build-only | tail -n1)
 	obj=${image%/"$KB_IMAGE"}
 	run=$out/$variant
 	rm -rf "$run"
@@ -243,16 +243,25 @@ ksft_variant() {
 	fi
 }
 
-# ksft_run --branch B [--save] [--out DIR] [--variants "unpatched patched"]
-# (make selftests): build the programs, run them on both kernels, judge;
+# ksft_run --branch B [--save] [--out DIR] [--only VARIANT] (make
+# selftests): build the programs, run them on both kernels, judge;
 # OUT/selftests/<branch><tag>/: the guest logs, records.tsv, selftests.ktap,
 # junit.xml, results.json, selftests.md.  --save writes the observed rows
 # into tables/kselftest-expect.table.  Status 1 on a regression or a
-# difference from the committed expectations.
+# difference from the committed expectations.  --only patched: the patched
+# kernel alone, judged against the committed expectations (the matrix's
+# hook); --only unpatched: the kernel without the series alone, reported
+# as it is (not judged).
 ksft_run() (
-	local branch='' save=0 out=$OUT_DIR tree built dir v rc=0 args=() t0 tb
-	kit_options selftests "--save!save=1 --branch=branch --out=out" "$@"
+	local branch='' save=0 out=$OUT_DIR only='' tree built dir v rc=0 args=() t0 tb variants
+	kit_options selftests "--save!save=1 --branch=branch --out=out --only=only" "$@"
 	[ -n "$branch" ] || usage_error "selftests: --branch is required"
+	case $only in
+	'') variants="unpatched patched" ;;
+	patched|unpatched) variants=$only ;;
+	*) usage_error "selftests: --only $only: use patched or unpatched" ;;
+	esac
+	[ -z "$only" ] || [ "$save" = 0 ] || usage_error "selftests: --save needs both kernels (drop --only)"
 	need_cache
 	tree=$(pristine_dir "$branch")
 	pristine_verify "$branch"
@@ -262,12 +271,16 @@ ksft_run() (
 	t0=$(date +%s)
 	built=$(ksft_build "$tree" "$branch")
 	tb=$(( $(date +%s) - t0 ))
-	for v in unpatched patched; do
+	for v in $variants; do
 		ksft_variant "$branch" "$v" "$built" "$dir"
 	done
-	args=(--branch "$branch" --arch "$KB_ARCH$KB_TAG" --patched "$dir/patched.log" --unpatched "$dir/unpatched.log"
-		--notrun "$dir/patched/notrun.tsv" --expect "$KSFT_EXPECT" --records "$dir/records.tsv"
-		--markdown "$dir/selftests.md")
+	args=(--branch "$branch" --arch "$KB_ARCH$KB_TAG" --records "$dir/records.tsv" --markdown "$dir/selftests.md")
+	case $only in
+	'') args+=(--patched "$dir/patched.log" --unpatched "$dir/unpatched.log" --expect "$KSFT_EXPECT") ;;
+	patched) args+=(--patched "$dir/patched.log" --expect "$KSFT_EXPECT") ;;
+	unpatched) args+=(--patched "$dir/unpatched.log" --no-judge) ;;
+	esac
+	args+=(--notrun "$dir/${variants##* }/notrun.tsv")
 	[ "$save" = 0 ] || args+=(--write-expect "$KSFT_EXPECT")
 	kit_py kselftest judge "${args[@]}" || rc=$?
 	[ "$rc" = 0 ] || [ "$rc" = 1 ] || die "the selftest judge failed (status $rc); see above"
@@ -278,7 +291,7 @@ ksft_run() (
 	{
 		printf '\n## Times\n\n'
 		printf -- '- programs built (or taken from the cache) in %ss: %s\n' "$tb" "$built"
-		for v in unpatched patched; do
+		for v in $variants; do
 			printf -- '- %s guest: %ss%s\n' "$v" "$(cat "$dir/$v/seconds" 2>/dev/null || echo 0)" \
 				"$([ -f "$dir/$v/seconds" ] || echo ' (results cached by the kernel hash)')"
 		done

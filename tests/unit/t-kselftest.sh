@@ -167,3 +167,17 @@ test_ksft_tree_without_selftests() {
 	grep -qP '^khugepaged\tskip\tthe tree has no tools/testing/selftests/mm or vm' "$dir/built.tsv" ||
 		fail "the skip does not name what is missing" "$(cat "$dir/built.tsv")"
 }
+
+test_ksft_bad_input() {
+	run_kit kit selftests --kdir /nonexistent
+	expect_rc 64 "KDIR="
+	expect_one_line_error 'takes BRANCH= only for now'
+	run_kit kit selftests --branch 9.9
+	expect_rc 64 "an unknown branch"
+	run_kit kit_py kselftest judge --branch 6.12 --arch x86_64 --patched "$T/none.log" --records "$T/j.tsv"
+	expect_one_line_error 'cannot read .*none.log'
+	: > "$T/empty.log"
+	run_kit kit_py kselftest judge --branch 6.12 --arch x86_64 --patched "$T/empty.log" --records "$T/j.tsv"
+	expect_rc 1 "a guest log without a selftest run"
+	expect_one_line_error 'holds no selftest run'
+}
