@@ -13,6 +13,10 @@ kit_use tables trees kbuild guest results boot
 
 KSFT_TABLE=$TABLES_DIR/kselftests.table
 KSFT_EXPECT=$TABLES_DIR/kselftest-expect.table
+# the guest's memory: khugepaged's collapse_compound_extreme needs 512
+# THPs (1 GiB) besides the kernel; with 1 GiB it stops at "Failed to
+# allocate huge page" and skips every later test
+KSFT_MEM=2048M
 
 # ksft_rows BRANCH -> the table's rows for BRANCH (name dir program args
 # timeout needs cflags), tab separated
@@ -193,7 +197,7 @@ ksft_guest() {
 		boots=$((boots + 1))
 		part=$run/boot$boots.log
 		rc=0
-		guest_run "$image" "$run/ksft.cpio" "$part" "$((sum + 180))" 1024M \
+		guest_run "$image" "$run/ksft.cpio" "$part" "$((sum + 180))" "$KSFT_MEM" \
 			"mmbk.test_timeout=$((sum + 60)) mmbk.ksft_from=$from" || rc=$?
 		cat "$part" >> "$log"
 		grep -q '^MMBK-END' "$part" && break

@@ -81,7 +81,7 @@ class Program:
                     continue
                 status = 'fail' if m.group(1) else \
                     'skip' if m.group(4) in ('SKIP', 'XFAIL', 'TODO') else 'pass'
-                desc = m.group(3) or f'case {m.group(2)}'
+                desc = m.group(3) or m.group(5) or f'case {m.group(2)}'
                 add(f'{header}: {desc}' if header else desc, status, [line])
         else:
             for line in self.out:
@@ -91,7 +91,9 @@ class Program:
                     continue
                 m = ANSI_RESULT.match(line)
                 if m:
-                    desc = m.group(1).rstrip('. ')
+                    # "step...step... OK": the last step (progress
+                    # counters print the same step again and again)
+                    desc = ([p.strip(' .') for p in m.group(1).split('...') if p.strip(' .')] or [''])[-1]
                     status = {'2': 'pass', '1': 'fail', '3': 'skip'}[m.group(2)]
                     add(f'{header}: {desc}' if header else desc, status, [line])
         status, diag = self.exit_case()
@@ -223,6 +225,15 @@ def reason(diag):
     return 'no output'
 
 
+def report(branch, patched, notrun):
+    """One kernel's cases as they are (not judged): records"""
+    recs = [results.Record('case', STEP, branch, name, p, None, None,
+                           '\n'.join(d + ([reason(d)] if p != 'pass' and d else [])))
+            for name, (p, d, _) in patched.items()]
+    return recs + [results.Record('case', STEP, branch, results.join_name([name]), 'skip', None, None,
+                                  f'not run: {why}') for name, why in notrun.items()]
+
+
 def judge(branch, arch, patched, unpatched, notrun, expect, have_expect):
     """(records, regressions, pre-existing, fixed, expectation mismatches, observed rows)"""
     recs, regress, pre, fixed, mismatch, observed = [], [], [], [], [], {}
@@ -288,11 +299,15 @@ def judge(branch, arch, patched, unpatched, notrun, expect, have_expect):
     return recs, regress, pre, fixed, mismatch, observed
 
 
-def markdown(branch, arch, recs, regress, pre, fixed, mismatch, notrun, have_expect):
+def markdown(branch, arch, recs, regress, pre, fixed, mismatch, notrun, have_expect, judged=True):
     c = {s: sum(r.status == s for r in recs) for s in ('pass', 'fail', 'skip', 'xfail')}
     out = [f'# make selftests: {branch} ({arch})', '',
            f'{len(recs)} cases: {c["pass"]} pass, {c["fail"]} fail, {c["skip"]} skip, '
            f'{c["xfail"]} pre-existing failures (xfail)', '']
+    if not judged:
+        return out + ['One kernel, not judged (ONLY=unpatched): its failing cases', ''] + \
+            [f'- `{r.name}`: {reason(r.lines)}' for r in recs if r.status == 'fail'] + \
+            ['', '## Not run', ''] + ([f'- `{n}`: {why}' for n, why in notrun.items()] or ['none'])
     out += ['## Regressions (pass or skip without the series, fail with it)', '']
     out += [f'- `{n}`: ' + reason(d) for n, d, _ in regress] or ['none']
     out += ['', '## Pre-existing failures (fail without the series too)', '']
@@ -358,18 +373,21 @@ def main(argv):
         raise Error(f'{a.patched} holds no selftest run (no MMBK-KSFT-BEGIN line)',
                     'check the guest log: did the guest boot?', EXIT_FAILED)
     expect, have = read_expect(a.expect, a.branch, a.arch)
-    recs, regress, pre, fixed, mismatch, observed = judge(a.branch, a.arch, patched, unpatched, notrun,
-                                                          expect, have)
+    if a.no_judge:
+        recs, regress, pre, fixed, mismatch, observed = report(a.branch, patched, notrun), [], [], [], [], {}
+    else:
+        recs, regress, pre, fixed, mismatch, observed = judge(a.branch, a.arch, patched, unpatched, notrun,
+                                                              expect, have)
     results.write(a.records, recs)
     if a.markdown:
         results.atomic_write(a.markdown, '\n'.join(markdown(a.branch, a.arch, recs, regress, pre, fixed,
-                                                             mismatch, notrun, have)) + '\n')
+                                                             mismatch, notrun, have, not a.no_judge)) + '\n')
     if a.write_expect:
         if unpatched is None:
             raise Error('--write-expect needs --unpatched', 'the table says what a case does without the series')
         write_expect(a.write_expect, a.branch, a.arch, observed)
         mismatch = []
-    for n, d, _ in ([] if a.no_judge else regress):
+    for n, d, _ in regress:
         print(f'kselftest: REGRESSION {a.branch} {a.arch} {n}: {reason(d)}')
     for n, w, g in mismatch:
         print(f'kselftest: expectation {a.branch} {a.arch} {n}: committed '
