@@ -70,10 +70,15 @@ ksft_tree_key() {
 # skip), the text (the first real error of a program that does not build,
 # or why it was not built)
 ksft_build() {
-	local tree=$1 branch=$2 key dir work copy cc name sdir pname args tmo needs cflags why src n=0 nb=0 t0 log
+	local tree=$1 branch=$2 key dir work copy cc name sdir pname args tmo needs cflags why src n=0 nb=0 t0 log lockfd
 	need_cache
 	key=$(ksft_tree_key "$tree" "$branch")
 	dir=$CACHE_DIR/kselftest/$branch-$KB_ARCH-$key
+	mkdir -p "${dir%/*}"
+	# one build of a key at a time: a second make selftests waits, then
+	# finds it built
+	exec {lockfd}>"$dir.lock"
+	flock "$lockfd"
 	if [ -f "$dir/built.tsv" ]; then
 		progress "selftests: programs of $branch for $KB_ARCH cached: $dir"
 		printf '%s\n' "$dir"
@@ -140,6 +145,7 @@ ksft_build() {
 	rm -rf "$dir"
 	mv "$work" "$dir"
 	progress "selftests: $nb program(s) of $branch built for $KB_ARCH in $(( $(date +%s) - t0 ))s: $dir"
+	exec {lockfd}>&-
 	printf '%s\n' "$dir"
 }
 
