@@ -232,7 +232,7 @@ ksft_variant() {
 	rm -rf "$run"
 	sum=$(ksft_plan "$branch" "$built" "$obj" "$run")
 	key=$({ sha256sum < "$image"; cat "$run/list" "$KIT_DIR/guest/kselftest-run" "$KIT_DIR/guest/init"
-		printf '%s\n' "$built"; } | sha256sum | cut -c1-16)
+		printf '%s\n' "$built" "$KSFT_MEM"; } | sha256sum | cut -c1-16)
 	cached=$CACHE_DIR/kselftest/results/$branch-$variant$KB_TAG-$key.log
 	if [ -f "$cached" ]; then
 		progress "selftests: $branch $variant: the results of this kernel and these programs are cached ($cached)"
