@@ -305,7 +305,8 @@ def markdown(branch, arch, recs, regress, pre, fixed, mismatch, notrun, have_exp
            f'{len(recs)} cases: {c["pass"]} pass, {c["fail"]} fail, {c["skip"]} skip, '
            f'{c["xfail"]} pre-existing failures (xfail)', '']
     if not judged:
-        return out + ['One kernel, not judged (ONLY=unpatched): its failing cases', ''] + \
+        return out + ['One kernel, not judged (ONLY=unpatched, or no committed expectations): its failing cases',
+                      ''] + \
             [f'- `{r.name}`: {reason(r.lines)}' for r in recs if r.status == 'fail'] + \
             ['', '## Not run', ''] + ([f'- `{n}`: {why}' for n, why in notrun.items()] or ['none'])
     out += ['## Regressions (pass or skip without the series, fail with it)', '']
@@ -373,7 +374,10 @@ def main(argv):
         raise Error(f'{a.patched} holds no selftest run (no MMBK-KSFT-BEGIN line)',
                     'check the guest log: did the guest boot?', EXIT_FAILED)
     expect, have = read_expect(a.expect, a.branch, a.arch)
-    if a.no_judge:
+    # the patched kernel alone is judged only against committed rows:
+    # without them every pre-existing failure would read as a regression
+    unjudgeable = unpatched is None and not have and not a.no_judge
+    if a.no_judge or unjudgeable:
         recs, regress, pre, fixed, mismatch, observed = report(a.branch, patched, notrun), [], [], [], [], {}
     else:
         recs, regress, pre, fixed, mismatch, observed = judge(a.branch, a.arch, patched, unpatched, notrun,
@@ -381,7 +385,8 @@ def main(argv):
     results.write(a.records, recs)
     if a.markdown:
         results.atomic_write(a.markdown, '\n'.join(markdown(a.branch, a.arch, recs, regress, pre, fixed,
-                                                             mismatch, notrun, have, not a.no_judge)) + '\n')
+                                                             mismatch, notrun, have,
+                                                             not (a.no_judge or unjudgeable))) + '\n')
     if a.write_expect:
         if unpatched is None:
             raise Error('--write-expect needs --unpatched', 'the table says what a case does without the series')
@@ -392,6 +397,11 @@ def main(argv):
     for n, w, g in mismatch:
         print(f'kselftest: expectation {a.branch} {a.arch} {n}: committed '
               f'{"/".join(w[:2]) if w else "pass/pass"}, observed {"/".join(g[:2]) if g else "pass/pass"}')
+    if unjudgeable:
+        raise Error(f'no committed expectations for {a.branch} {a.arch} in {a.expect}: the patched kernel '
+                    'alone cannot be judged (its cases are in the records, not judged)',
+                    f'run make selftests BRANCH={a.branch} SAVE=1 (both kernels) and commit the table',
+                    EXIT_FAILED)
     if a.no_judge:
         return 0
     return EXIT_FAILED if regress or mismatch else 0

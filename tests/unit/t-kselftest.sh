@@ -198,3 +198,11 @@ test_ksft_real_log() {
 	[ "$(awk -F'\t' '$5 == "pass"' "$T/j.tsv" | wc -l)" = 75 ] || fail "not the 75 passing cases of the log" "$(cut -f4,5 "$T/j.tsv")"
 	! grep -q REGRESSION "$T/j.tsv" || fail "a report of one kernel speaks of regressions"
 }
+
+test_ksft_patched_alone_needs_the_table() {
+	judge --patched "$LOGS/patched.log" --expect "$T/none.table"
+	expect_rc 1 "the patched kernel alone without committed expectations"
+	expect_one_line_error 'no committed expectations for 6\.12 x86_64'
+	! grep -q REGRESSION "$T/j.tsv" || fail "unjudged records speak of regressions"
+	grep -q 'madv_populate/MADV_POPULATE_WRITE on file mapping' "$T/j.md" || fail "the report lacks the failing case"
+}
