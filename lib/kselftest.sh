@@ -99,8 +99,8 @@ ksft_build() {
 		# local_config.h): a hard-link copy of the tree, never the tree
 		link_copy "$tree" "$copy" clean
 		progress "selftests: make headers_install ($KB_SRCARCH) for $branch"
-		make -s -C "$copy" O="$work/hdr" ARCH="$KB_SRCARCH" INSTALL_HDR_PATH="$copy/usr" \
-			headers_install > "$work/log/headers.log" 2>&1 ||
+		make -s -C "$copy" headers_install O="$work/hdr" ARCH="$KB_SRCARCH" \
+			INSTALL_HDR_PATH="$copy/usr" > "$work/log/headers.log" 2>&1 ||
 			die "make headers_install failed for $tree: $(kb_first_error "$work/log/headers.log") (log: $work/log/headers.log)"
 	fi
 	while IFS=$'\t' read -r name sdir pname args tmo needs cflags; do
