@@ -99,11 +99,14 @@ guest_gen_init_cpio() {
 	printf '%s\n' "$gen"
 }
 
-# guest_initramfs OUT.cpio TESTDIR [MODULE.ko...]: busybox, guest/init as
-# /init, every executable of TESTDIR in /tests, the modules in /modules
-# (the kernel's gen_init_cpio: no root, no mknod)
+# guest_initramfs [--extra LIST] OUT.cpio TESTDIR [MODULE.ko...]: busybox,
+# guest/init as /init, every executable of TESTDIR in /tests, the modules
+# in /modules, and LIST's gen_init_cpio lines (more files: the selftests
+# of lib/kselftest.sh) (the kernel's gen_init_cpio: no root, no mknod)
 guest_initramfs() {
-	local out=$1 dir=$2 gen busybox t m n
+	local out dir gen busybox t m n extra=
+	if [ "$1" = --extra ]; then extra=$2; shift 2; fi
+	out=$1 dir=$2
 	shift 2
 	[ -d "$dir" ] || die "test dir $dir does not exist; build it: make -C $KIT_DIR/guest/suite"
 	dir=$(cd "$dir" && pwd)
@@ -129,6 +132,7 @@ guest_initramfs() {
 		for m in "$@"; do
 			echo "file /modules/${m##*/} $(cd "$(dirname "$m")" && pwd)/${m##*/} 0644 0 0"
 		done
+		[ -z "$extra" ] || cat "$extra"
 	} > "$out.list"
 	"$gen" "$out.list" > "$out.tmp" || die "gen_init_cpio failed on $out.list"
 	mv "$out.tmp" "$out"

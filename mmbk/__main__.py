@@ -19,6 +19,7 @@ TOOLS = {
     'bench-report': 'bench_report',
     'bench-kit-report': 'bench_kit_report',
     'ci-templates': 'ci_templates',
+    'kselftest': 'kselftest',
 }
 
 
