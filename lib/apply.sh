@@ -62,7 +62,7 @@ apply_report() {
 	done >&"$APPLY_ERR"
 	apply_topic_lines "$APPLY_RUN/records"
 	# the compile verification of the re-targeted patches (apply only)
-	if declare -F rt_summary > /dev/null; then rt_summary "$APPLY_RT" >&"$APPLY_ERR"; fi
+	if declare -F retarget_summary > /dev/null; then retarget_summary "$APPLY_RT" >&"$APPLY_ERR"; fi
 }
 
 # apply_topic_lines RECORDS: "topic NAME status: detail" lines
