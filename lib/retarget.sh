@@ -207,6 +207,7 @@ retarget_compile_check() {
 	# without the change: every patch before it in this call, not this one
 	retarget_lay "$RG_TMP/tree" "$copy"
 	retarget_lay "$RG_TMP/before" "$copy"
+	state_point retarget-compile
 	# shellcheck disable=SC2086
 	base=$(retarget_compile "$copy" "$obj" "$log.without.log" $objs)
 	retarget_lay "$RG_TMP/tree" "$copy"

@@ -49,12 +49,16 @@ worktree_patched() {
 	topics=$(worktree_topics "$kind")
 	[ "$kind" != patched-kabi ] || profile=kabi
 	mkdir -p "$(dirname "$dir")"
-	# exclusive: it waits for the commands that read the copy (worktree_hold)
+	# shared while it only finds the copy current (checks of one branch
+	# for two targets run side by side); exclusive to remake it: it waits
+	# for the commands that read the copy (worktree_hold)
+	if [ -z "$fresh" ]; then
+		lock_tree "$(dirname "$dir")" shared
+		worktree_current "$dir" "$s" && return 0
+	fi
 	lock_tree "$(dirname "$dir")"
 	[ -z "$fresh" ] || rm -f "$dir.stamp"
-	if [ "$(cat "$dir.stamp" 2>/dev/null)" = "$s" ] && [ -f "$dir/Makefile" ]; then
-		return 0
-	fi
+	worktree_current "$dir" "$s" && return 0
 	progress "worktree: $branch $kind copy (series $s)"
 	rm -f "$dir.stamp"
 	# the kit's copies are built and judged: the cache's content first
@@ -66,6 +70,11 @@ worktree_patched() {
 		die "the $branch series does not apply to the kit's own $branch tree ($dir); run 'make regen BRANCH=$branch REGEN_CHECK=1' and check backports/$branch"
 	[ -f "$dir.records" ] || : > "$dir.records"
 	echo "$s" > "$dir.stamp"
+}
+
+# worktree_current DIR STAMP: the copy DIR is made and of series STAMP
+worktree_current() {
+	[ "$(cat "$1.stamp" 2>/dev/null)" = "$2" ] && [ -f "$1/Makefile" ]
 }
 
 # worktree_hold BRANCH KIND: the tree of KIND is read by this command

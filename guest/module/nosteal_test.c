@@ -239,6 +239,38 @@ out:
 	return 0;
 }
 
+/*
+ * A context for MODE and its reader thread, created (not yet woken) to
+ * run READER_FN; NULL with *why set when either cannot be made.
+ */
+static struct nosteal_ctx *nosteal_ctx_new(enum nosteal_mode mode,
+					   int (*reader_fn)(void *),
+					   struct task_struct **reader,
+					   const char **why)
+{
+	struct nosteal_ctx *ctx;
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx) {
+		*why = "out of memory";
+		return NULL;
+	}
+	init_rwsem(&ctx->sem);
+	ctx->mode = mode;
+	atomic_set(&ctx->writer_done, 0);
+	init_completion(&ctx->writer_locked);
+	init_completion(&ctx->writer_exit);
+	init_completion(&ctx->reader_exit);
+
+	*reader = kthread_create(reader_fn, ctx, "nosteal_reader");
+	if (IS_ERR(*reader)) {
+		kfree(ctx);
+		*why = "cannot create the reader thread";
+		return NULL;
+	}
+	return ctx;
+}
+
 static const char *nosteal_run_retake(enum nosteal_mode mode,
 				      bool expect_writer_first)
 {
@@ -246,22 +278,11 @@ static const char *nosteal_run_retake(enum nosteal_mode mode,
 	struct task_struct *reader;
 	const char *failure = NULL;
 
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	ctx = nosteal_ctx_new(mode, nosteal_reader_fn, &reader, &failure);
 	if (!ctx)
-		return "out of memory";
-	init_rwsem(&ctx->sem);
-	ctx->mode = mode;
+		return failure;
 	ctx->cpu = get_cpu();
 	put_cpu();
-	atomic_set(&ctx->writer_done, 0);
-	init_completion(&ctx->writer_exit);
-	init_completion(&ctx->reader_exit);
-
-	reader = kthread_create(nosteal_reader_fn, ctx, "nosteal_reader");
-	if (IS_ERR(reader)) {
-		kfree(ctx);
-		return "cannot create the reader thread";
-	}
 	kthread_bind(reader, ctx->cpu);
 	nosteal_set_prio(reader, NULL);
 	wake_up_process(reader);
@@ -420,20 +441,9 @@ static const char *nosteal_run_running_writer(enum nosteal_mode mode,
 		return NULL;
 	}
 
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	ctx = nosteal_ctx_new(mode, nosteal_running_reader_fn, &reader, &failure);
 	if (!ctx)
-		return "out of memory";
-	init_rwsem(&ctx->sem);
-	ctx->mode = mode;
-	init_completion(&ctx->writer_locked);
-	init_completion(&ctx->writer_exit);
-	init_completion(&ctx->reader_exit);
-
-	reader = kthread_create(nosteal_running_reader_fn, ctx, "nosteal_reader");
-	if (IS_ERR(reader)) {
-		kfree(ctx);
-		return "cannot create the reader thread";
-	}
+		return failure;
 	writer = kthread_create(nosteal_running_writer_fn, ctx, "nosteal_writer");
 	if (IS_ERR(writer)) {
 		/* the reader has not run: let it through without a lock */

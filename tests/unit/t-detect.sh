@@ -166,23 +166,38 @@ test_plan_from_the_code() {
 	printf '%s\n' "$out" | grep -qE $'^0008-[^\t]+\tcarry\t5\\.10$' || fail "5.10: 0008 not carried from 5.10" "$out"
 }
 
+# rt_tree_5_10 NAME -> a 5.10 copy with the RT rwsem excerpt of
+# tests/vendor/debian-5.10-rt
+rt_tree_5_10() {
+	local d
+	d=$(fresh 5.10 "$1")
+	patch -d "$d" -p1 -F0 -s < "$KIT_DIR/tests/vendor/debian-5.10-rt/rwsem-rt.patch" ||
+		fail "test setup: the RT rwsem excerpt does not apply to the 5.10 tree"
+	printf '%s\n' "$d"
+}
+
+# expect_rt_na OUT WHAT REASON: plan_tree's OUT says n/a for 0006-0008,
+# for the RT rwsem (REASON: a pattern of the reason) with file:line
+expect_rt_na() {
+	local p
+	for p in 0006 0007 0008; do
+		printf '%s\n' "$1" | grep -qE "^$p-[^	]+	n/a	.*rwsem-rt.*$3 \(kernel/locking/rwsem-rt\.c:[0-9]+\)\$" ||
+			fail "$2: $p not n/a for the RT rwsem with file:line" "$1"
+	done
+}
+
 # An out-of-tree PREEMPT_RT 5.10 tree (Debian's rt featureset: its rwsem-rt,
 # tests/vendor/debian-5.10-rt): 5.10's 0006 still applies to its rwsem.c,
 # and a PREEMPT_RT build would then lack __down_read_nosteal(); plan_tree
 # finds the RT rwsem in the code and says n/a for 0006-0008 with
 # file:line, while 0005 is still carried
 test_plan_out_of_tree_rt_rwsem() {
-	local d out p
-	d=$(fresh 5.10 plan-rt-5.10)
-	patch -d "$d" -p1 -F0 -s < "$KIT_DIR/tests/vendor/debian-5.10-rt/rwsem-rt.patch" ||
-		fail "test setup: the RT rwsem excerpt does not apply to the 5.10 tree"
+	local d out
+	d=$(rt_tree_5_10 plan-rt-5.10)
 	patch -d "$d" -p1 --dry-run -s < "$KIT_DIR"/backports/5.10/0006-*.patch >/dev/null 2>&1 ||
 		fail "5.10's 0006 does not apply to the RT tree: the fixture no longer shows the late failure"
 	out=$(in_kit plan plan_tree "$d") || fail "plan_tree on the RT tree failed: $out"
-	for p in 0006 0007 0008; do
-		printf '%s\n' "$out" | grep -qE "^$p-[^	]+	n/a	.*rwsem-rt.* \(kernel/locking/rwsem-rt\.c:[0-9]+\)\$" ||
-			fail "5.10-rt: $p not n/a for the RT rwsem with file:line" "$out"
-	done
+	expect_rt_na "$out" 5.10-rt ''
 	printf '%s\n' "$out" | grep -qE $'^0005-[^\t]+\tcarry\t5\\.10$' || fail "5.10-rt: 0005 not carried from 5.10" "$out"
 }
 
@@ -190,18 +205,13 @@ test_plan_out_of_tree_rt_rwsem() {
 # "void __sched __down_read(": the probe finds that form too, and the
 # reason says that the decision is per tree (with or without PREEMPT_RT)
 test_plan_out_of_tree_rt_rwsem_sched_form() {
-	local d out p
-	d=$(fresh 5.10 plan-rt-sched-5.10)
-	patch -d "$d" -p1 -F0 -s < "$KIT_DIR/tests/vendor/debian-5.10-rt/rwsem-rt.patch" ||
-		fail "test setup: the RT rwsem excerpt does not apply to the 5.10 tree"
+	local d out
+	d=$(rt_tree_5_10 plan-rt-sched-5.10)
 	sed -i 's/^void __down_read(struct rw_semaphore/void __sched __down_read(struct rw_semaphore/' "$d/kernel/locking/rwsem-rt.c"
 	grep -q '^void __sched __down_read(struct rw_semaphore' "$d/kernel/locking/rwsem-rt.c" ||
 		fail "test setup: __down_read() not in the __sched form"
 	out=$(in_kit plan plan_tree "$d") || fail "plan_tree on the RT tree failed: $out"
-	for p in 0006 0007 0008; do
-		printf '%s\n' "$out" | grep -qE "^$p-[^	]+	n/a	.*rwsem-rt.*decided per tree.* \(kernel/locking/rwsem-rt\.c:[0-9]+\)\$" ||
-			fail "5.10-rt (__sched form): $p not n/a, per tree, with file:line" "$out"
-	done
+	expect_rt_na "$out" "5.10-rt (__sched form)" '.*decided per tree.*'
 }
 
 # A tree whose rwbase_rt.c lost the reader shortcut of __rwbase_read_lock()
