@@ -73,6 +73,9 @@ for f in "$dir"/t-*.sh; do
 		tests+=("$f:$t")
 	done < <(sed -n 's/^\(test_[a-z0-9_]*\)() {.*$/\1/p' "$f")
 done
+# a filter that selects nothing proves nothing: bad input, not "1..0"
+[ -z "$filter" ] || [ ${#tests[@]} -gt 0 ] ||
+	usage_error "no test of tier '$tier' has '$filter' in its name (file.test, e.g. check.check_catches; --tier all for every tier)"
 
 # every run gets its own scratch area, so that runs never see each other's
 # trees; without a cache (fast tier) it is a plain temporary directory

@@ -18,6 +18,7 @@ test_5_15_api() { drift_case 5.15 api; }
 test_5_15_moved() { drift_case 5.15 moved; }
 test_5_15_args() { drift_case 5.15 args; }
 test_6_1_rename() { drift_case 6.1 rename; }
+test_6_1_ifdef() { drift_case 6.1 ifdef; }
 test_6_1_hooks() { drift_case 6.1 hooks; }
 test_6_1_api() { drift_case 6.1 api; }
 test_6_1_moved() { drift_case 6.1 moved; }
@@ -28,6 +29,7 @@ test_6_6_ifdef() { drift_case 6.6 ifdef; }
 test_6_6_api() { drift_case 6.6 api; }
 test_6_6_args() { drift_case 6.6 args; }
 test_6_12_rename() { drift_case 6.12 rename; }
+test_6_12_hooks() { drift_case 6.12 hooks; }
 test_6_12_ifdef() { drift_case 6.12 ifdef; }
 test_6_12_api() { drift_case 6.12 api; }
 test_6_12_moved() { drift_case 6.12 moved; }

@@ -21,15 +21,15 @@ drift_case() {
 		"$(diff <(printf '%s\n' "$want") <(printf '%s\n' "$got"))" "$OUT"
 }
 
-# make test runs four drift classes, each on another branch (5.15 rename
-# is the case in which a topic fails cleanly and the others land); the
-# first compile on a branch prepares its build dir, so a case costs about a
-# minute on 2 cores in a cold run: t-drift-all.sh has the other 38 (make
-# test FULL=1), moved functions and changed argument lists among them
+# make test runs two drift classes, each on another branch (5.15 rename
+# is the case in which a topic fails cleanly and the others land; vendor
+# hooks and #ifdef blocks are t-vendor.sh's drift on 6.12); the first
+# compile on a branch prepares its build dir, so a case costs about a
+# minute and a half on 2 cores in a cold run: t-drift-all.sh has the other
+# 40 (make test FULL=1), moved functions and changed argument lists among
+# them
 test_5_10_api() { drift_case 5.10 api; }
 test_5_15_rename() { drift_case 5.15 rename; }
-test_6_1_ifdef() { drift_case 6.1 ifdef; }
-test_6_12_hooks() { drift_case 6.12 hooks; }
 
 # lines_of DIFF-INPUT: the added and removed lines of a diff, sorted
 lines_of() {

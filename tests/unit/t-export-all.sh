@@ -1,12 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
 # tier: full
-# The export cases t-export.sh leaves to make test FULL=1: the mbox of a
+# The export cases t-export.sh leaves to make test FULL=1: the mainline
+# base's mbox through git am (two minutes of a cold CI run), the mbox of a
 # drifted vendor tree (a re-targeted apply with compile, then git am; over
-# a minute of a cold CI run) and the byte-for-byte reproducibility of two
-# exports (45 s cold).
+# a minute) and the byte-for-byte reproducibility of two exports (45 s
+# cold).
 
 # shellcheck source=tests/unit/t-export.sh
 . "$KIT_DIR/tests/unit/t-export.sh"
+
+# the mainline base's mbox through git am (the oldest branch's: t-export.sh)
+test_mbox_git_am_mainline() {
+	mbox_git_am "$(branches_with role mainline)"
+}
 
 # KDIR= exports what that tree needs: on a drifted vendor tree the
 # re-targeted series, which git am takes onto a git checkout of it

@@ -39,35 +39,41 @@ format_patch_form() {
 	     END { exit bad > 0 }' "$1" || fail "$1: a diff without an index line"
 }
 
-# the oldest branch and the mainline base: the two ends of the series'
-# shapes (a repository of a whole tree costs a minute or two per branch)
-test_mbox_git_am_oldest_and_mainline() {
-	local b d mbox n
-	for b in "${SUPPORTED_BRANCHES%% *}" $(branches_with role mainline); do
-		run_kit "$EXPORT" --branch "$b" --format mbox
-		expect_rc 0 "export $b mbox"
-		mbox=$OUT_DIR/export/$b.mbox
-		n=$(series_patches "$(series_file "$b")" | wc -l)
-		format_patch_form "$mbox" "$n" "$b"
-		# the cover letter: the tree, the upstream ids, the true base
-		grep -q "^Subject: \[PATCH $b 0/$n\] mm: backports for Linux $(kernel_version "$(pristine_dir "$b")")" \
-			"$OUT_DIR/export/$b.cover" || fail "$b: cover letter subject"
-		grep -qx "base-commit: $(base_of "$b")" "$OUT_DIR/export/$b.cover" || fail "$b: base-commit is not the tree's commit"
-		for p in $(series_patches "$(series_file "$b")"); do
-			grep -q "^  ${p%%-*}: $(patch_subject "$KIT_DIR/backports/$b/$p" | sed 's/[][\.*^$]/\\&/g')$" \
-				"$OUT_DIR/export/$b.cover" || fail "$b: $p not listed in the cover letter"
-		done
-		d=$T/git-am-$b
-		git_checkout "$b" "$d"
-		run_kit git -C "$d" -c user.name=t -c user.email=t@t am -q "$mbox"
-		expect_rc 0 "git am of the $b mbox"
-		[ "$(git -C "$d" rev-list --count HEAD)" -eq $((n + 1)) ] || fail "$b: git am did not make $n commits"
-		# in series order, with the patches' subjects
-		diff <(git -C "$d" log --reverse --format=%s HEAD~"$n"..HEAD) \
-		     <(for p in $(series_patches "$(series_file "$b")"); do
-			patch_subject "$KIT_DIR/backports/$b/$p"; done) >/dev/null ||
-			fail "$b: commits are not the series in order"
+# mbox_git_am BRANCH: the mbox export of BRANCH is git's format-patch
+# form with a cover letter naming the tree, the upstream ids and the true
+# base, and git am takes it onto a git checkout of the tree, in series order
+mbox_git_am() {
+	local b=$1 d mbox n p
+	run_kit "$EXPORT" --branch "$b" --format mbox
+	expect_rc 0 "export $b mbox"
+	mbox=$OUT_DIR/export/$b.mbox
+	n=$(series_patches "$(series_file "$b")" | wc -l)
+	format_patch_form "$mbox" "$n" "$b"
+	# the cover letter: the tree, the upstream ids, the true base
+	grep -q "^Subject: \[PATCH $b 0/$n\] mm: backports for Linux $(kernel_version "$(pristine_dir "$b")")" \
+		"$OUT_DIR/export/$b.cover" || fail "$b: cover letter subject"
+	grep -qx "base-commit: $(base_of "$b")" "$OUT_DIR/export/$b.cover" || fail "$b: base-commit is not the tree's commit"
+	for p in $(series_patches "$(series_file "$b")"); do
+		grep -q "^  ${p%%-*}: $(patch_subject "$KIT_DIR/backports/$b/$p" | sed 's/[][\.*^$]/\\&/g')$" \
+			"$OUT_DIR/export/$b.cover" || fail "$b: $p not listed in the cover letter"
 	done
+	d=$T/git-am-$b
+	git_checkout "$b" "$d"
+	run_kit git -C "$d" -c user.name=t -c user.email=t@t am -q "$mbox"
+	expect_rc 0 "git am of the $b mbox"
+	[ "$(git -C "$d" rev-list --count HEAD)" -eq $((n + 1)) ] || fail "$b: git am did not make $n commits"
+	# in series order, with the patches' subjects
+	diff <(git -C "$d" log --reverse --format=%s HEAD~"$n"..HEAD) \
+	     <(for p in $(series_patches "$(series_file "$b")"); do
+		patch_subject "$KIT_DIR/backports/$b/$p"; done) >/dev/null ||
+		fail "$b: commits are not the series in order"
+}
+
+# the oldest branch here, the mainline base in t-export-all.sh: the two
+# ends of the series' shapes (a repository of a whole tree costs a minute
+# or two per branch)
+test_mbox_git_am_oldest() {
+	mbox_git_am "${SUPPORTED_BRANCHES%% *}"
 }
 
 # quilt: the series file and git's patch files; quilt pushes them all onto

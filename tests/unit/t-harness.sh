@@ -114,3 +114,14 @@ test_refusal_inside_a_test_fails_it() {
 	grep -qx 'not ok 2 refusal.exits_4' <<< "$out" || fail "a test's exit 4 was not a failure" "$out"
 	grep -qx 'ok 3 refusal.says_skip # SKIP the reason of the skip' <<< "$out" || fail "skip is not a SKIP with its reason" "$out"
 }
+
+# a filter that selects no test is bad input (exit 64, one line naming it),
+# never a run of nothing that passes (it once printed "1..0" and exited 0)
+test_filter_selecting_nothing_refused() {
+	local d=$T/harness-filter rc=0 out
+	probe_suite "$d"
+	out=$("$KIT_DIR/tests/unit/run.sh" --dir "$d" no_such_test 2>&1) || rc=$?
+	[ $rc -eq 64 ] || fail "run.sh exit $rc on a filter that selects nothing, expected 64" "$out"
+	{ [ "$(grep -c . <<< "$out")" = 1 ] && grep -q "no_such_test" <<< "$out"; } ||
+		fail "not one line naming the filter:" "$out"
+}
