@@ -235,6 +235,10 @@ matrix_run() (
 	[ ${#branches[@]} -gt 0 ] || branches=($SUPPORTED_BRANCHES)
 	for b in "${branches[@]}"; do require_branch "$b"; done
 	need_cache
+	# out/ktap, status, results and the reports are this matrix's until
+	# it ends: a second one of this checkout waits for it
+	mkdir -p "$OUT_DIR"
+	lock_tree "$OUT_DIR/matrix.lock"
 	rm -rf "$OUT_DIR/ktap" "$OUT_DIR/status" "$OUT_DIR/results"
 	mkdir -p "$OUT_DIR/ktap" "$OUT_DIR/status" "$OUT_DIR/results"
 	t0=$(date +%s)

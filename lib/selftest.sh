@@ -77,6 +77,10 @@ selftest_run() (
 		esac
 	done
 	ST_DIR=$OUT_DIR/test
+	# out/test is this run's until it ends: a second make test of this
+	# checkout waits for it
+	mkdir -p "$OUT_DIR"
+	lock_tree "$OUT_DIR/test.lock"
 	START=$(date +%s)
 	rm -rf "$ST_DIR"
 	mkdir -p "$ST_DIR"
