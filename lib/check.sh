@@ -210,6 +210,13 @@ check_rt() {
 		result "$CK_RECORDS" case check "$CK_NAME" PREEMPT_RT skip - - "not built with PREEMPT_RT ($(kb_describe)): $why"
 		return 0
 	fi
+	# prerequisites that do not build without the series either (a host
+	# tool, a vDSO source the tree lacks) are the tree's, not the series'
+	if [ "$rc" != 0 ] && [ "$(cat "$CK_LOGDIR/prepare.unpatched.rc")" != 0 ]; then
+		result "$CK_RECORDS" case check "$CK_NAME" PREEMPT_RT skip - - \
+			"not verified with PREEMPT_RT: prepare does not build without the series either ($(kb_first_error "$CK_LOGDIR/rt-prepare"); log: $CK_LOGDIR/rt-prepare)"
+		return 0
+	fi
 	for o in $(check_touched_objects); do
 		log=$CK_LOGDIR/rt-${o//\//_}
 		topic=$(check_topic_of_object "$o")
@@ -221,7 +228,7 @@ check_rt() {
 			result "$CK_RECORDS" case check "$CK_NAME" "$(result_name "PREEMPT_RT $o")" skip "$topic" - "not built with PREEMPT_RT on $CK_BRANCH: $off"
 		elif [ $rc = 0 ]; then
 			result "$CK_RECORDS" case check "$CK_NAME" "$(result_name "PREEMPT_RT $o")" pass "$topic"
-		elif grep -q 'No rule to make target' "$log"; then
+		elif grep -qF "No rule to make target '$o'" "$log"; then
 			result "$CK_RECORDS" case check "$CK_NAME" "$(result_name "PREEMPT_RT $o")" skip "$topic" - "not built with PREEMPT_RT on $CK_BRANCH"
 		else
 			result "$CK_RECORDS" case check "$CK_NAME" "$(result_name "PREEMPT_RT $o")" fail "$topic" - \

@@ -175,6 +175,26 @@ test_check_option_off_in_the_config() {
 	! grep -qE '^ok [0-9]+ PREEMPT_RT # SKIP' <<< "$OUT" || fail "the PREEMPT_RT pass was skipped on a tree that can select it" "$OUT"
 }
 
+# a tree that can select PREEMPT_RT (as above) whose host tool does not
+# build: the RT pass's prepare fails without the series too, so it is one
+# skip naming the tool's error, never a failure of the series nor "not
+# built with PREEMPT_RT"
+test_check_rt_with_a_host_tool_that_does_not_build() {
+	local d
+	d=$(fresh 6.1 quirk-rtobjtool)
+	own_file "$d/arch/x86/Kconfig" "$d/tools/objtool/builtin-check.c"
+	sed -i '/^config X86$/,/^$/s/^\tdef_bool y$/&\n\tselect ARCH_SUPPORTS_RT/' "$d/arch/x86/Kconfig"
+	printf '#error "vendor: objtool does not build here"\n' >> "$d/tools/objtool/builtin-check.c"
+	printf 'CONFIG_TRANSPARENT_HUGEPAGE=y\n' > "$T/thp.config"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d"
+	expect_rc 0 "apply"
+	run_kit "$KIT_DIR/bin/check" --kdir "$d" --kconfig "$T/thp.config"
+	expect_rc 5 "make check of a tree whose objtool does not build"
+	expect_out '^ok [0-9]+ PREEMPT_RT # SKIP not verified with PREEMPT_RT: prepare does not build without the series either \(.*vendor: objtool does not build here' \
+		"the RT pass names the tool's error"
+	! grep -qE '^(not )?ok [0-9]+ PREEMPT_RT [a-z]' <<< "$OUT" || fail "an RT object was judged though prepare does not build" "$OUT"
+}
+
 # the tree's only problem is a vendor driver that does not build, which
 # the series does not touch: every touched object is verified
 test_check_with_an_unbuildable_vendor_driver() {
