@@ -4,8 +4,8 @@
 # checkpatch.pl --strict from the tree on every applied patch, then a W=1
 # build and sparse (C=1) of every object the series touches, for the build
 # target (ARCH=, LLVM=1, KCONFIG=: kbuild.sh), failing only on warnings
-# that are new against the same tree without the series; on branches whose
-# mainline has PREEMPT_RT every such object again with configs/rt.config.
+# that are new against the same tree without the series; where the tree
+# can select PREEMPT_RT every such object again with configs/rt.config.
 # An object that does not build without the series either is not the
 # series' fault: it is a skip that names the first real error.
 # Results are records (results.sh); the KTAP document goes to stdout, the
@@ -177,12 +177,46 @@ check_topic_of_object() {
 	echo -
 }
 
-# check_rt: on a branch whose mainline has PREEMPT_RT, every object the
-# series touches builds with PREEMPT_RT as well (configs/rt.config); an
-# object the RT config does not build (THP needs !PREEMPT_RT on some
-# branches) is a skip that says so
+# check_rt_unselectable -> why the build target cannot have PREEMPT_RT:
+# nothing (status 1) when the RT build dir's .config, the configuration
+# with configs/rt.config merged, ends with CONFIG_PREEMPT_RT=y
+check_rt_unselectable() {
+	local cfg=$CK_OBJ_RT/.config
+	if [ ! -f "$cfg" ]; then
+		echo "the configuration with configs/rt.config could not be made ($(kb_first_error "$CK_LOGDIR/rt-prepare"); log: $CK_LOGDIR/rt-prepare)"
+	elif grep -qx 'CONFIG_PREEMPT_RT=y' "$cfg"; then
+		return 1
+	elif ! grep -qx 'CONFIG_ARCH_SUPPORTS_RT=y' "$cfg"; then
+		echo "the tree's Kconfig has PREEMPT_RT, but $KB_SRCARCH does not select ARCH_SUPPORTS_RT"
+	else
+		echo "the tree's Kconfig has PREEMPT_RT, but its dependencies are not met with configs/rt.config merged ($cfg)"
+	fi
+}
+
+# check_rt: where the tree can select PREEMPT_RT for the build target (its
+# configuration, the kit's or KCONFIG=, with configs/rt.config merged ends
+# with CONFIG_PREEMPT_RT=y), every object the series touches builds with
+# PREEMPT_RT as well; an object the RT config does not build (THP needs
+# !PREEMPT_RT on some branches) is a skip that says so.  A tree whose
+# Kconfig has PREEMPT_RT but cannot select it is one skip that says why; a
+# tree without PREEMPT_RT, nothing
 check_rt() {
-	local o log rc topic off
+	local o log rc topic off why
+	kb_kconfig_has "$CK_SRC" PREEMPT_RT || return 0
+	progress "check: the configuration with configs/rt.config and prepare ($(kb_describe))"
+	rc=0
+	kb_objects "$CK_SRC" "$CK_OBJ_RT" rt "$CK_LOGDIR/rt-prepare" prepare || rc=$?
+	if why=$(check_rt_unselectable); then
+		result "$CK_RECORDS" case check "$CK_NAME" PREEMPT_RT skip - - "not built with PREEMPT_RT ($(kb_describe)): $why"
+		return 0
+	fi
+	# prerequisites that do not build without the series either (a host
+	# tool, a vDSO source the tree lacks) are the tree's, not the series'
+	if [ "$rc" != 0 ] && [ "$(cat "$CK_LOGDIR/prepare.unpatched.rc")" != 0 ]; then
+		result "$CK_RECORDS" case check "$CK_NAME" PREEMPT_RT skip - - \
+			"not verified with PREEMPT_RT: prepare does not build without the series either ($(kb_first_error "$CK_LOGDIR/rt-prepare"); log: $CK_LOGDIR/rt-prepare)"
+		return 0
+	fi
 	for o in $(check_touched_objects); do
 		log=$CK_LOGDIR/rt-${o//\//_}
 		topic=$(check_topic_of_object "$o")
@@ -194,7 +228,7 @@ check_rt() {
 			result "$CK_RECORDS" case check "$CK_NAME" "$(result_name "PREEMPT_RT $o")" skip "$topic" - "not built with PREEMPT_RT on $CK_BRANCH: $off"
 		elif [ $rc = 0 ]; then
 			result "$CK_RECORDS" case check "$CK_NAME" "$(result_name "PREEMPT_RT $o")" pass "$topic"
-		elif grep -q 'No rule to make target' "$log"; then
+		elif grep -qF "No rule to make target '$o'" "$log"; then
 			result "$CK_RECORDS" case check "$CK_NAME" "$(result_name "PREEMPT_RT $o")" skip "$topic" - "not built with PREEMPT_RT on $CK_BRANCH"
 		else
 			result "$CK_RECORDS" case check "$CK_NAME" "$(result_name "PREEMPT_RT $o")" fail "$topic" - \
@@ -212,6 +246,7 @@ check_proof() {
 	[ ! -f "$CK_LOGDIR/unverified" ] || u=$(wc -l < "$CK_LOGDIR/unverified")
 	[ ! -f "$CK_LOGDIR/not-built" ] || n=$(wc -l < "$CK_LOGDIR/not-built")
 	CK_SUMMARY="$v of $((v + u)) objects the configuration builds verified by compiling, $u not verified, $n not built by this configuration ($(kb_describe_from))"
+	[ -z "${CK_STUBS:-}" ] || CK_SUMMARY="$CK_SUMMARY; empty stubs in the build copies for the absent $CK_STUBS"
 	if [ "$u" = 0 ]; then
 		result "$CK_RECORDS" case check "$CK_NAME" "compile proof" pass - - "$CK_SUMMARY"
 	else
@@ -238,7 +273,7 @@ check_verdict() {
 # build target is KB_* (kb_target).  0 when nothing failed.
 check_run() (
 	local o name failed
-	CK_TREE=$1 CK_BRANCH=$2
+	CK_TREE=$1 CK_BRANCH=$2 CK_STUBS=
 	need_cache
 	state_init "$CK_TREE"
 	# the kit's own copy is not remade while it is checked (its directory
@@ -279,6 +314,8 @@ check_run() (
 		link_copy "$CK_TREE" "$o/linux" clean
 		original_copy "$CK_TREE" "$o/base/linux" clean
 		CK_SRC=$o/linux CK_BASE=$o/base/linux
+		CK_STUBS=$(kb_stub_copy "$CK_SRC" "$CK_TREE")
+		kb_stub_absent "$CK_BASE" > /dev/null
 		CK_OBJ_TREE=$o/build${KB_TAG:-}
 		CK_OBJ_BASE=$o/base/build${KB_TAG:-}
 	fi
@@ -291,7 +328,7 @@ check_run() (
 		progress "check: W=1 + sparse of $o, without and with the series ($(kb_describe))"
 		check_object "$o"
 	done
-	[ "$(branch_field "$CK_BRANCH" rt)" != yes ] || [ -n "${KB_KCONFIG:-}" ] || check_rt
+	check_rt
 	check_proof
 	read -r _ failed _ < <(kit_py results count "$CK_RECORDS")
 	kit_py results junit -o "$CK_LOGDIR/junit.xml" --kunit-dir "$(kunit_dir)" "$CK_NAME.check=$CK_RECORDS" ||

@@ -268,6 +268,13 @@ kb_profile_fragments() {
 	esac
 }
 
+# kb_kconfig_fragments PROFILE -> the fragments merged onto the tree's own
+# configuration (KCONFIG=), one a line: the rt profile's configs/rt.config
+# (make check's PREEMPT_RT pass, make boot RT=1), none for the others
+kb_kconfig_fragments() {
+	[ "$1" != rt ] || printf '%s\n' "$KIT_DIR/configs/rt.config"
+}
+
 # kb_fragments SRC PROFILE -> every fragment of a build, in merge order
 kb_fragments() {
 	local src=$1 c
@@ -392,7 +399,7 @@ kb_unbuilt() {
 	while IFS=$'\t' read -r f pair; do
 		[ "$pair" = "$o" ] || continue
 		pair=$(kb_not_built "$src" "$obj" "$f" "$o") || return 1
-		reasons="$reasons${reasons:+, }$pair"
+		case ", $reasons, " in *", $pair, "*) ;; *) reasons="$reasons${reasons:+, }$pair" ;; esac
 	done < <(kb_file_objects "$@")
 	[ -n "$reasons" ] && printf '%s\n' "$reasons"
 }
@@ -453,6 +460,15 @@ kb_stub_absent() {
 			sed -E 's|^\./||; s|^([^:]+):include[[:space:]]+\$\(srctree\)/([^[:space:]]+).*|\1\t\2|' | sort -u)
 }
 
+# kb_stub_copy COPY TREE -> the stubs kb_stub_absent makes in COPY, a
+# build copy of TREE, on one line (", "), and a warning that names them
+kb_stub_copy() {
+	local stubs
+	stubs=$(kb_stub_absent "$1" | join_lines ', ')
+	[ -z "$stubs" ] || warn "the compile copy has empty stubs for what $2 lacks: $stubs"
+	printf '%s\n' "$stubs"
+}
+
 # kb_first_error LOG -> the first line of LOG that names a real error (not
 # make's own "*** [target] Error N" echo of it; make's "*** No rule to
 # make target" is one), else its last line
@@ -493,16 +509,31 @@ kb_verify_config() {
 		die "required option(s) not =y in $obj/.config after the merge for $(kb_describe):$missing; check their dependencies on ARCH=$KB_SRCARCH in $src (make -C $src O=$obj ARCH=$KB_SRCARCH menuconfig, search the symbol)"
 }
 
+# kb_merge_fragments SRC OBJ LOG FRAGMENT...: the fragments merged onto
+# OBJ/.config (a later assignment wins, as in merge_config.sh), then
+# olddefconfig; nothing without fragments
+kb_merge_fragments() {
+	local src=$1 obj=$2 log=$3
+	shift 3
+	[ $# -gt 0 ] || return 0
+	cat "$@" >> "$obj/.config" && kb_make "$src" "$obj" "$log" -s olddefconfig
+}
+
 # kb_config SRC OBJ PROFILE: OBJ/.config for the target and profile,
 # regenerated only when its input changed (its mtime is kept when the
 # result is the same, so make sees nothing new).  With KB_KCONFIG the
-# tree's own configuration, else tinyconfig + the kit's fragments in one
-# allnoconfig pass with KCONFIG_ALLCONFIG (what tinyconfig +
-# merge_config.sh do, without writing into SRC).  A failure is one line
+# tree's own configuration and the profile's kb_kconfig_fragments, else
+# tinyconfig + the kit's fragments in one allnoconfig pass with
+# KCONFIG_ALLCONFIG (what tinyconfig + merge_config.sh do, without
+# writing into SRC).  A failure is one line
 # with its first real error.
 kb_config() {
 	local src=$1 obj=$2 profile=$3 new=$2/.kit-allconfig.new f frags=() log=$2/.kit-kconfig.log
-	mapfile -t frags < <(kb_fragments "$src" "$profile")
+	if [ -n "$KB_KCONFIG" ]; then
+		mapfile -t frags < <(kb_kconfig_fragments "$profile")
+	else
+		mapfile -t frags < <(kb_fragments "$src" "$profile")
+	fi
 	for f in "${frags[@]}"; do
 		[ -f "$f" ] || die "config fragment $f does not exist"
 	done
@@ -511,6 +542,10 @@ kb_config() {
 		if [ -n "$KB_KCONFIG" ]; then
 			printf '# ---- KCONFIG=%s\n' "$KB_KCONFIG"
 			if [ -f "$KB_KCONFIG" ]; then cat "$KB_KCONFIG"; else cat "$src/arch/$KB_SRCARCH/configs/$KB_KCONFIG"; fi
+			for f in "${frags[@]}"; do
+				printf '# ---- %s\n' "$f"
+				cat "$f"
+			done
 		else
 			for f in kernel/configs/tiny-base.config kernel/configs/tiny.config \
 				 "arch/$KB_SRCARCH/configs/tiny.config"; do
@@ -536,7 +571,7 @@ kb_config() {
 			cp "$KB_KCONFIG" "$obj/.config" && kb_make "$src" "$obj" "$log" -s olddefconfig
 		else
 			kb_make "$src" "$obj" "$log" -s "$KB_KCONFIG"
-		fi
+		fi && kb_merge_fragments "$src" "$obj" "$log" "${frags[@]}"
 	else
 		kb_make "$src" "$obj" "$log" -s KCONFIG_ALLCONFIG="$new" allnoconfig
 	fi || {

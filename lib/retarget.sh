@@ -147,8 +147,7 @@ retarget_build_copy() {
 	lock_tree "$root/.lock"
 	progress "retarget: compile copy of $RETARGET_TREE (hard links)"
 	link_copy "$RETARGET_TREE" "$root/linux" clean
-	RETARGET_STUBS=$(kb_stub_absent "$root/linux" | join_lines ', ')
-	[ -z "$RETARGET_STUBS" ] || warn "the compile copy has empty stubs for what $RETARGET_TREE lacks: $RETARGET_STUBS"
+	RETARGET_STUBS=$(kb_stub_copy "$root/linux" "$RETARGET_TREE")
 }
 
 # retarget_lay DIR COPY: the files of DIR (a state of the touched files) replace

@@ -10,7 +10,8 @@
 # tree does not build without the change either, landed as "not verified
 # by compiling" with the first real error line (VERIFY=strict refuses it,
 # the tree unchanged).  Then make check on vendor trees: a top Makefile
-# with -Werror, an option off in the configuration (KSM), an unbuildable
+# with -Werror and a dangling Kconfig source, an option off in the
+# configuration (KSM) on a tree that can select PREEMPT_RT, an unbuildable
 # vendor driver the series does not touch.
 
 # quirk_tree BRANCH NAME -> a copy of BRANCH's tree, break_ksm() renamed
@@ -121,29 +122,46 @@ test_change_that_breaks_the_build_is_refused() {
 }
 
 # a vendor top Makefile that adds -Werror after everything (and a W=1
-# warning that the tree has with and without the series): make check
-# builds prepare as the tree does and collects the touched objects' W=1
-# warnings instead of failing on them; every touched object is verified
+# warning that the tree has with and without the series), and a Kconfig
+# "source" through a dangling symlink: make check stubs the absent file in
+# its build copies and names it, builds prepare as the tree does and
+# collects the touched objects' W=1 warnings instead of failing on them;
+# every touched object is verified.  6.1 has PREEMPT_RT in its Kconfig but
+# x86 cannot select it there: one skip says so, no RT build is claimed
 test_check_with_werror_in_the_top_makefile() {
 	local d
 	d=$(fresh 6.1 quirk-werror)
-	own_file "$d/Makefile" "$d/mm/ksm.c"
+	own_file "$d/Makefile" "$d/mm/ksm.c" "$d/drivers/Kconfig"
 	printf '\nKBUILD_CFLAGS += -Werror\n' >> "$d/Makefile"
 	printf '\nint kit_vendor_no_prototype(void)\n{\n\treturn 0;\n}\n' >> "$d/mm/ksm.c"
+	printf '\nsource "drivers/kernelsu/Kconfig"\n' >> "$d/drivers/Kconfig"
+	ln -s ../../KernelSU/kernel "$d/drivers/kernelsu"
 	run_kit "$KIT_DIR/bin/apply" --kdir "$d" --force
 	expect_rc 0 "apply"
 	run_kit "$KIT_DIR/bin/check" --kdir "$d"
-	expect_rc 0 "make check of a tree with -Werror"
+	expect_rc 0 "make check of a tree with -Werror and a dangling Kconfig source"
 	expect_out '^ok [0-9]+ w1 mm/ksm.o$' "mm/ksm.o compiled with W=1, its warning collected"
 	expect_out '^ok [0-9]+ compile proof$' "every touched object verified by compiling"
 	! grep -q 'SKIP not verified' <<< "$OUT" || fail "an object was not verified" "$OUT"
+	expect_out '^check: .*; empty stubs in the build copies for the absent drivers/kernelsu/Kconfig$' \
+		"the summary names the stub"
+	expect_out '^ok [0-9]+ PREEMPT_RT # SKIP not built with PREEMPT_RT .*x86 does not select ARCH_SUPPORTS_RT' \
+		"the skip says why there is no PREEMPT_RT build"
+	! grep -qE '^ok [0-9]+ PREEMPT_RT [a-z]' <<< "$OUT" || fail "a PREEMPT_RT build claimed on a tree that cannot select it" "$OUT"
+	if [ ! -L "$d/drivers/kernelsu" ] || [ -e "$d/drivers/kernelsu" ]; then fail "the user's tree lost its dangling link"; fi
 }
 
 # an option of the configuration is off (KSM): mm/ksm.o is a skip that
-# names it, never "does not build"; the other objects are compiled
+# names it, never "does not build"; the other objects are compiled.  The
+# tree carries RT support (x86 selects ARCH_SUPPORTS_RT, as a vendor tree
+# with the RT patch set does): the PREEMPT_RT pass runs with KCONFIG= too,
+# rwsem.o compiled with configs/rt.config merged (rwbase_rt.c included)
 test_check_option_off_in_the_config() {
 	local d
 	d=$(fresh 6.1 quirk-noksm)
+	own_file "$d/arch/x86/Kconfig"
+	sed -i '/^config X86$/,/^$/s/^\tdef_bool y$/&\n\tselect ARCH_SUPPORTS_RT/' "$d/arch/x86/Kconfig"
+	grep -q '^	select ARCH_SUPPORTS_RT$' "$d/arch/x86/Kconfig" || fail "test setup: x86 does not select ARCH_SUPPORTS_RT"
 	printf 'CONFIG_TRANSPARENT_HUGEPAGE=y\n# CONFIG_KSM is not set\n' > "$T/noksm.config"
 	run_kit "$KIT_DIR/bin/apply" --kdir "$d"
 	expect_rc 0 "apply"
@@ -153,6 +171,28 @@ test_check_option_off_in_the_config() {
 	! grep -q 'mm/ksm.o does not build' <<< "$OUT" || fail "mm/ksm.o was compiled though KSM is off" "$OUT"
 	expect_out '^ok [0-9]+ w1 mm/khugepaged.o$' "khugepaged.o compiled"
 	expect_out '^ok [0-9]+ compile proof$' "every object the configuration builds verified"
+	expect_out '^ok [0-9]+ PREEMPT_RT kernel/locking/rwsem.o$' "rwsem.o compiled with PREEMPT_RT and KCONFIG="
+	! grep -qE '^ok [0-9]+ PREEMPT_RT # SKIP' <<< "$OUT" || fail "the PREEMPT_RT pass was skipped on a tree that can select it" "$OUT"
+}
+
+# a tree that can select PREEMPT_RT (as above) whose host tool does not
+# build: the RT pass's prepare fails without the series too, so it is one
+# skip naming the tool's error, never a failure of the series nor "not
+# built with PREEMPT_RT"
+test_check_rt_with_a_host_tool_that_does_not_build() {
+	local d
+	d=$(fresh 6.1 quirk-rtobjtool)
+	own_file "$d/arch/x86/Kconfig" "$d/tools/objtool/builtin-check.c"
+	sed -i '/^config X86$/,/^$/s/^\tdef_bool y$/&\n\tselect ARCH_SUPPORTS_RT/' "$d/arch/x86/Kconfig"
+	printf '#error "vendor: objtool does not build here"\n' >> "$d/tools/objtool/builtin-check.c"
+	printf 'CONFIG_TRANSPARENT_HUGEPAGE=y\n' > "$T/thp.config"
+	run_kit "$KIT_DIR/bin/apply" --kdir "$d"
+	expect_rc 0 "apply"
+	run_kit "$KIT_DIR/bin/check" --kdir "$d" --kconfig "$T/thp.config"
+	expect_rc 5 "make check of a tree whose objtool does not build"
+	expect_out '^ok [0-9]+ PREEMPT_RT # SKIP not verified with PREEMPT_RT: prepare does not build without the series either \(.*vendor: objtool does not build here' \
+		"the RT pass names the tool's error"
+	! grep -qE '^(not )?ok [0-9]+ PREEMPT_RT [a-z]' <<< "$OUT" || fail "an RT object was judged though prepare does not build" "$OUT"
 }
 
 # the tree's only problem is a vendor driver that does not build, which
