@@ -73,16 +73,26 @@ class Program:
 
         tap = [TAP.match(l) for l in self.out]
         if any(tap):
+            fresh = False
             for line, m in zip(self.out, tap):
                 h = TAP_RUN.match(line)
                 if h:
-                    header = h.group(1).strip()
+                    header, fresh = h.group(1).strip(), True
                 if not m:
                     continue
                 status = 'fail' if m.group(1) else \
                     'skip' if m.group(4) in ('SKIP', 'XFAIL', 'TODO') else 'pass'
                 desc = m.group(3) or m.group(5) or f'case {m.group(2)}'
-                add(f'{header}: {desc}' if header else desc, status, [line])
+                # the first result after a "# [RUN] test" line is that
+                # test: its description says how it ended ("No leak from
+                # parent into child", or "MADV_COLLAPSE failed" as a
+                # SKIP), which differs with and without the series, so it
+                # is not part of the case's name
+                if header and fresh:
+                    add(header, status, [line])
+                else:
+                    add(f'{header}: {desc}' if header else desc, status, [line])
+                fresh = False
         else:
             for line in self.out:
                 h = RUN_TEST.match(line)
