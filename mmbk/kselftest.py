@@ -291,6 +291,11 @@ def judge(branch, arch, patched, unpatched, notrun, expect, have_expect):
         elif u == 'fail':
             text = pdiag + ['fixed by the series: fails without it: ' + reason(udiag)]
             fixed.append((name, udiag))
+        elif u == 'skip' and p == 'pass':
+            # e.g. cow's MADV_COLLAPSE of a range with no writable PTE:
+            # the test can run only with the series
+            text = pdiag + ['runs with the series: skips without it: ' + reason(udiag)]
+            fixed.append((name, udiag))
         elif p == 'skip':
             text = pdiag[-3:] + [reason(pdiag)]
         if p != 'pass' or u != 'pass':
@@ -326,7 +331,7 @@ def markdown(branch, arch, recs, regress, pre, fixed, mismatch, notrun, have_exp
         out += [f'- `{n}`: {why}', '', '  ```'] + ['  ' + l for l in d[-8:]] + ['  ```']
     if not pre:
         out.append('none')
-    out += ['', '## Fixed by the series (fail without it, pass with it)', '']
+    out += ['', '## Fixed or made to run by the series (fail or skip without it, pass with it)', '']
     out += [f'- `{n}`: without the series: ' + reason(d) for n, d in fixed] or ['none']
     out += ['', '## Not run', '']
     out += [f'- `{n}`: {why}' for n, why in notrun.items()] or ['none']

@@ -48,6 +48,8 @@ test_ksft_clean_run() {
 	# line it was a regression, "missing on the patched kernel"
 	[ "$(status 'cow/Basic COW after fork() when collapsing after fork() (fully shared)')" = pass ] ||
 		fail "the collapse after fork() is not one case that passes" "$(cut -f4,5 "$T/j.tsv")"
+	grep -q 'collapsing after fork() (fully shared)`: without the series: ok 5 # SKIP MADV_COLLAPSE failed' "$T/j.md" ||
+		fail "the case the series makes run is not listed" "$(cat "$T/j.md")"
 	run_kit kit_py results ktap "$T/j.tsv" --title selftests
 	expect_rc 0 "the records through the one KTAP writer"
 	! grep -q '^not ok' <<< "$OUT" || fail "a clean run has a failing record" "$OUT"
