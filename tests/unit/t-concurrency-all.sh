@@ -32,18 +32,14 @@ test_two_matrices_on_one_cache() {
 	b=$(kit_copy cc-matrix-b)
 	cc_bg mx-a nice -n 10 "$a/bin/matrix" 5.15 6.6
 	cc_bg mx-b nice -n 10 "$b/bin/matrix" 5.15 6.6
-	cc_end mx-a
-	expect_rc 0 "the first of two matrices at once"
-	ref=$(cc_ktap)
-	cc_end mx-b
-	expect_rc 0 "the second of two matrices at once"
-	[ "$(cc_ktap)" = "$ref" ] || fail "the two matrices' verdicts differ:" "$(diff <(echo "$ref") <(cc_ktap))"
+	cc_end_both mx-a mx-b matrices
+	ref=$REF
 	! grep -q 'does not build with the series' "$T/mx-a.out" "$T/mx-b.out" || fail "the series was blamed"
 	cmp -s <(mx_records "$a") <(mx_records "$b") ||
 		fail "the two matrices' records differ:" "$(diff <(mx_records "$a") <(mx_records "$b") | head -n 20)"
 	run_kit nice -n 10 "$a/bin/matrix" 5.15 6.6
 	expect_rc 0 "a matrix alone"
-	[ "$(cc_ktap)" = "$ref" ] || fail "the verdicts differ from a matrix alone:" "$(diff <(echo "$ref") <(cc_ktap))"
+	cc_same_ktap "$ref" "the verdicts of a matrix alone and of two at once"
 	cmp -s <(mx_records "$a") <(mx_records "$b") ||
 		fail "the records differ from a matrix alone:" "$(diff <(mx_records "$a") <(mx_records "$b") | head -n 20)"
 }
@@ -75,7 +71,7 @@ test_retarget_beside_branch_check() {
 	cut -f1-6,8 "$OUT_DIR/cc-retarget/results.tsv" > "$T/rc-apply.records"
 	cc_end rchk
 	expect_rc 0 "the check beside a re-targeting apply"
-	[ "$(cc_ktap)" = "$ref" ] || fail "the check's verdicts differ from a check alone:" "$(diff <(echo "$ref") <(cc_ktap))"
+	cc_same_ktap "$ref" "the verdicts of a check alone and of one beside a re-targeting apply"
 	cmp -s "$T/rc-check.records" "$OUT_DIR/check/6.12/results.tsv" ||
 		fail "the check's records differ from a check alone:" "$(diff "$T/rc-check.records" "$OUT_DIR/check/6.12/results.tsv")"
 	# the apply alone on the same drifted tree: the same records

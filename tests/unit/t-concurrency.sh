@@ -81,6 +81,22 @@ cc_ktap() {
 	grep -E '^(not )?ok |^# (ok|not ok|SKIP)|^TAP|^1\.\.' <<< "$OUT" || true
 }
 
+# cc_same_ktap REF WHAT: OUT's KTAP is REF (WHAT: whose verdicts)
+cc_same_ktap() {
+	[ "$(cc_ktap)" = "$1" ] || fail "$2 differ:" "$(diff <(echo "$1") <(cc_ktap))"
+}
+
+# cc_end_both A B WHAT: A and B (two WHAT) end with status 0 and the same
+# verdicts; REF holds them
+cc_end_both() {
+	cc_end "$1"
+	expect_rc 0 "the first of two $3"
+	REF=$(cc_ktap)
+	cc_end "$2"
+	expect_rc 0 "the second of two $3"
+	cc_same_ktap "$REF" "the two $3' verdicts"
+}
+
 # a check and an apply on one tree at once, then two checks of it at once
 # (two checks once shared one work copy and out/check/<name>/, and blamed
 # the series): a check waits for an apply of its tree (make export and
@@ -113,12 +129,8 @@ test_check_beside_apply_and_check() {
 	cmp -s "$T/chk-a.records" "$OUT_DIR/check/$name/results.tsv" ||
 		fail "the waiting check changed the first one's records"
 	cc_go chk-a check-object
-	cc_end chk-a
-	expect_rc 0 "the first of two checks"
-	ref=$(cc_ktap)
-	cc_end chk-b
-	expect_rc 0 "the second of two checks"
-	[ "$(cc_ktap)" = "$ref" ] || fail "the two checks' verdicts differ:" "$(diff <(echo "$ref") <(cc_ktap))"
+	cc_end_both chk-a chk-b checks
+	ref=$REF
 	# the second one's records (the first one's are gone: it starts its
 	# own) begin with the first one's, byte for byte, and hold one record
 	# per case of the same KTAP
