@@ -188,27 +188,6 @@ topic_files() {
 		END { for (f in mine) if (n[f] == 1) print f }' | sort
 }
 
-# drift in the very line 0006 changes: a clear failure of that topic with
-# the reasons of both methods and the rejects, nothing forced, its files
-# unchanged, its later patches not applied; the other topics land
-test_conflicting_rwsem_fails_clearly() {
-	local d f sums
-	d=$(fresh 6.12 vendor-rwsem-conflict)
-	drift_tree "$d"
-	conflict_rwsem "$d"
-	sums=$(for f in $(topic_files khugepaged-mmap-lock); do [ ! -f "$d/$f" ] || sha256sum "$d/$f"; done)
-	run_kit "$KIT_DIR/bin/apply" --force --kdir "$d"
-	expect_rc 3 "apply with a conflicting rwsem.c (partial)"
-	expect_out '^0002-[^ ]+ +re-targeted from cocci' "0002 re-targeted"
-	expect_out '^0006-[^ ]+ +failed: does not apply at fuzz 0 \([0-9]+ out of [0-9]+ hunks FAILED in kernel/locking/rwsem.c\); cocci recipe: .*; re-anchoring: reanchor: function rwsem_down_read_slowpath: the target.s version conflicts with the change .*; rejects in ' "0006 fails clearly"
-	expect_out '^0007-[^ ]+ +not applied \(topic khugepaged-mmap-lock failed\)' "0007 not applied"
-	printf '%s\n' "$OUT" | tail -n1 | grep -q 'partial: applied topics khugepaged-ro-collapse; failed: khugepaged-mmap-lock (the failed topics left no trace)' ||
-		fail "last line is not the partial result" "$OUT"
-	ls "$OUT_DIR"/rejects/vendor-rwsem-conflict/0006-* >/dev/null 2>&1 || fail "no rejects kept"
-	[ "$(for f in $(topic_files khugepaged-mmap-lock); do [ ! -f "$d/$f" ] || sha256sum "$d/$f"; done)" = "$sums" ] ||
-		fail "the failed topic changed its files"
-}
-
 # a 6.4 tree (a 6.1 copy with PATCHLEVEL = 4) takes the 6.1 series
 test_between_branches_uses_older_series() {
 	local d sum
