@@ -19,8 +19,8 @@ Then each case is judged: passes or skips without the series but fails
 (or is missing) with it = REGRESSION (exit 1); fails on both =
 pre-existing (xfail, with its output); fails only without the series =
 fixed by the series.  The committed expectations (tables/kselftest-expect.table:
-every case that does not pass on both, with what it does without the
-series and why) are re-checked: a difference fails the run until the
+every case that fails on either kernel or whose outcome the series changes,
+with what it does without the series and why) are re-checked: a difference fails the run until the
 table is updated (--write-expect writes the observed rows).  With only
 --patched (the matrix's hook) each case is judged against that table.
 
@@ -266,8 +266,9 @@ def judge(branch, arch, patched, unpatched, notrun, expect, have_expect):
         else:
             p, pdiag, pab = 'fail', ['missing on the patched kernel, reported without the series'], False
         if unpatched is None:
+            # no row: it passes or skips on both kernels
             e = expect.get(name)
-            u, udiag, uab = (e[0], [], False) if e else ('pass', [], False)
+            u, udiag, uab = (e[0], [], False) if e else ('skip' if p == 'skip' else 'pass', [], False)
         else:
             u, udiag, uab = unpatched.get(name, ('pass', [], False))
             if name not in unpatched and p != 'fail':
@@ -298,7 +299,10 @@ def judge(branch, arch, patched, unpatched, notrun, expect, have_expect):
             fixed.append((name, udiag))
         elif p == 'skip':
             text = pdiag[-3:] + [reason(pdiag)]
-        if p != 'pass' or u != 'pass':
+        # the table keeps what the judge needs (LKFT's known failures): a
+        # failure on either kernel or an outcome the series changes; a case
+        # that skips on both (a THP size or feature the guest lacks) is no row
+        if 'fail' in (u, p) or u != p:
             observed[name] = (u, p, expect.get(name, (None, None, reason(udiag if u == 'fail' else pdiag)))[2])
         recs.append(results.Record('case', STEP, branch, name, status, None, None, '\n'.join(text)))
     for name, why in notrun.items():
@@ -356,11 +360,11 @@ def write_expect(path, branch, arch, observed):
     if not keep:
         keep = ['# SPDX-License-Identifier: GPL-2.0\n',
                 '# kselftest-expect.table - per branch and architecture, every case of the\n',
-                "# tree's own selftests (make selftests) that does not pass both without\n",
-                '# and with the series: what it does without the series, with it, and why\n',
+                "# tree's own selftests (make selftests) that fails on either kernel or whose\n",
+                '# outcome the series changes: what it does without the series, with it, and why\n',
                 '# (LKFT style: known failures are listed with a reason, so that any new\n',
                 '# failure is a regression).  Written by make selftests SAVE=1, re-checked\n',
-                '# by every make selftests; a case not listed passes on both.\n',
+                '# by every make selftests; a case not listed passes, or skips, on both.\n',
                 '# Columns (TAB separated): branch arch case without with why\n']
     keep += [f'{branch}\t{arch}\t{n}\t{u}\t{p}\t{why}\n' for n, (u, p, why) in observed.items()]
     results.atomic_write(path, ''.join(keep))
