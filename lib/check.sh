@@ -203,13 +203,16 @@ check_rt_unselectable() {
 check_rt() {
 	local o log rc topic off why
 	kb_kconfig_has "$CK_SRC" PREEMPT_RT || return 0
-	progress "check: the configuration with configs/rt.config and prepare ($(kb_describe))"
+	progress "check: the configuration with configs/rt.config ($(kb_describe))"
 	rc=0
-	kb_objects "$CK_SRC" "$CK_OBJ_RT" rt "$CK_LOGDIR/rt-prepare" prepare || rc=$?
+	kb_objects "$CK_SRC" "$CK_OBJ_RT" rt "$CK_LOGDIR/rt-prepare" || rc=$?
 	if why=$(check_rt_unselectable); then
 		result "$CK_RECORDS" case check "$CK_NAME" PREEMPT_RT skip - - "not built with PREEMPT_RT ($(kb_describe)): $why"
 		return 0
 	fi
+	# the configuration selects PREEMPT_RT: its prerequisites
+	progress "check: prepare with PREEMPT_RT ($(kb_describe))"
+	[ "$rc" != 0 ] || kb_objects "$CK_SRC" "$CK_OBJ_RT" rt "$CK_LOGDIR/rt-prepare" prepare || rc=$?
 	# prerequisites that do not build without the series either (a host
 	# tool, a vDSO source the tree lacks) are the tree's, not the series'
 	if [ "$rc" != 0 ] && [ "$(cat "$CK_LOGDIR/prepare.unpatched.rc")" != 0 ]; then

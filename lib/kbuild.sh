@@ -627,6 +627,7 @@ kbuild() {
 # removed first, so it is compiled; make arguments such as W=1 may come
 # first); 0 when all built, 1 when make failed, 2 when the configuration
 # could not be made; LOG holds the output.  OBJ is locked as by kbuild.
+# Without OBJECT arguments, only the configuration is made.
 kb_objects() {
 	local src=$1 obj=$2 profile=$3 log=$4 o rc=0
 	shift 4
@@ -635,6 +636,7 @@ kb_objects() {
 	need_cache
 	mkdir -p "$CACHE_DIR/ccache"
 	( kb_config "$src" "$obj" "$profile" ) > "$log" 2>&1 || return 2
+	[ $# -gt 0 ] || return 0
 	for o in "$@"; do case $o in *.o) rm -f "$obj/$o" ;; esac; done
 	CCACHE_DIR=$CACHE_DIR/ccache CCACHE_BASEDIR=$CACHE_DIR CCACHE_NOHASHDIR=1 \
 		kb_make "$src" "$obj" "$log.make" -j"$(( $(nproc) + 1 ))" "$@" || rc=1
