@@ -27,7 +27,7 @@
 # "-kabi" appended for the kABI profile) and KTAP on stdout, one case per
 # profile and topic; a case fails when its verdict differs from
 # tables/abi-expect.table or is "breaking" in the kABI profile.
-kit_use tables trees kbuild guest apply results
+kit_use tables trees fetch kbuild guest apply results
 
 # abi_fresh_source: WORK/linux becomes a new copy of the tree
 abi_fresh_source() {

@@ -609,7 +609,7 @@ apply_do_status() {
 # apply_run CMD TREE BRANCH [--topics LIST] [--profile default|kabi]
 #   [--strict] [--force] [--records FILE] [retarget.sh verify options]
 # CMD: apply, unapply or status.  TREE and BRANCH are resolved by the
-# command (trees.sh resolve_tree).  --records copies the apply's result
+# command (cli.sh resolve_tree).  --records copies the apply's result
 # records to FILE.  (A subshell: its traps, locks and globals are its own.)
 # shellcheck disable=SC2030,SC2031  # TREE and BRANCH: this subshell's own
 apply_run() (

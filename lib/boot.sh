@@ -6,7 +6,7 @@
 # against tables/boot-expect.table (mmbk ktap judge).  The judged KTAP goes
 # to stdout and out/boot/<tag>.ktap, its records to out/boot/<tag>.tsv;
 # the status is 1 unless the verdict is PASS.
-kit_use tables trees kbuild guest results worktree
+kit_use tables trees fetch kbuild guest results worktree
 
 # boot_run (--branch B | --kdir DIR) [options] (make boot)
 #   --variant patched (default) | patched-kabi | unpatched | without-<topic>:

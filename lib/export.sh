@@ -17,7 +17,7 @@
 # topic, re-targeted where needed) on a copy of the tree; nothing is
 # exported when no topic can be applied.  A refused export leaves no file
 # of an earlier export of the same name in out/export/.
-kit_use tables trees state apply
+kit_use tables trees fetch state apply
 
 EXP_BASE_REF=refs/tags/mmbk-base
 EXP_WORK_BRANCH=mmbk-export

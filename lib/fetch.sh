@@ -12,8 +12,9 @@
 #            tarball of the version).  A tarball may have an overlay that
 #            only adds files (the table's "overlays" column, e.g. the arm64
 #            sources of a trimmed tree), pinned the same way.
-# The extracted tree (with its overlay) is made read-only and sealed (trees.sh); a changed
-# cached tree is extracted again.  Resumable: a finished step is never
+# The extracted tree (with its overlay) is made read-only and sealed (its
+# manifest and content sums, below); a changed cached tree is extracted
+# again; every copy of it is made here (scratch_copy).  Resumable: a finished step is never
 # redone; nothing half-extracted stays in the cache.
 kit_use trees apt
 
@@ -242,7 +243,7 @@ fetch_tree() {
 		# pristine_verify of this command did it): the manifest then
 		if { [ -n "${PRISTINE_VERIFIED[$branch]:-}" ] && pristine_ok "$branch"; } ||
 		   pristine_ok "$branch" content; then
-			# shellcheck disable=SC2034  # read by trees.sh scratch_copy
+			# shellcheck disable=SC2034  # read by scratch_copy
 			PRISTINE_VERIFIED["$branch"]=1
 			progress "tree: $branch already extracted ($(kernel_version "$dir"))"
 			lock_tree "$(dirname "$dir")" shared
@@ -300,4 +301,98 @@ sparse_path() {
 	if [ ! -x "$bin" ] || ! sparse_ok "$bin"; then build_sparse; fi
 	sparse_ok "$bin" || die "$bin still lacks __typeof_unqual__; report the sparse version in $CACHE_DIR/tools/src"
 	printf '%s\n' "$bin"
+}
+
+# --- the kit's cache of pristine trees: sealed, verified, copied -------
+# (with the fetch that extracts a changed tree again, one module: each
+# needs the other)
+# tree_manifest DIR -> one line per entry (path, type, mode; for files and
+# links also size, mtime and link target): an in-place write through a hard
+# link changes size or mtime.  Directory sizes and times are left out: they
+# differ in every copy.
+tree_manifest() {
+	(cd "$1" && find . \( -type d -printf '%P\td\t%m\n' \) -o -printf '%P\t%y\t%m\t%s\t%T@\t%l\n') |
+		LC_ALL=C sort
+}
+
+# tree_sums DIR -> "sha1  path" of every file, sorted: what a byte change
+# of the same size and mtime changes
+tree_sums() {
+	(cd "$1" && find . -type f -printf '%P\0' | LC_ALL=C sort -z | xargs -0 -r -P2 -n 2000 sha1sum) |
+		LC_ALL=C sort -k2
+}
+
+# seal_pristine BRANCH: make the pristine tree's files read-only and record
+# its manifest (metadata) and its content sums (scratch copies hard-link
+# these files)
+seal_pristine() {
+	local dir
+	dir=$(pristine_dir "$1")
+	find "$dir" -type f -perm /222 -exec chmod a-w {} + ||
+		die "could not make $dir read-only"
+	tree_sums "$dir" > "$dir.sums.tmp" || die "could not read every file of $dir"
+	mv "$dir.sums.tmp" "$dir.sums"
+	tree_manifest "$dir" | sha256sum | cut -d' ' -f1 > "$dir.manifest.tmp"
+	mv "$dir.manifest.tmp" "$dir.manifest"
+}
+
+# pristine_ok BRANCH [content]: the pristine tree still matches its
+# manifest (and, with "content", every file its recorded sum: a change of
+# the same size and mtime).  An older cache without them is sealed now.
+pristine_ok() {
+	local dir
+	dir=$(pristine_dir "$1")
+	[ -f "$dir/Makefile" ] || return 1
+	if [ ! -f "$dir.manifest" ] || [ ! -f "$dir.sums" ]; then
+		seal_pristine "$1"
+		return 0
+	fi
+	[ "$(tree_manifest "$dir" | sha256sum | cut -d' ' -f1)" = "$(cat "$dir.manifest")" ] || return 1
+	[ "${2:-}" = content ] || return 0
+	cmp -s <(tree_sums "$dir") "$dir.sums"
+}
+
+# pristine_verify BRANCH: the pristine tree's content is checked against
+# its sums, once per command, where a tree is used for a build that is
+# judged (make tree, check, boot, the kit's patched copies): a byte
+# changed with the same size and mtime is caught there.  A command that
+# makes many copies (make matrix) verifies each branch once before its
+# steps; the steps run in subshells that inherit the result.  The cost:
+# one read of the tree (tests/unit/t-safety.sh prints it).
+declare -gA PRISTINE_VERIFIED=()
+pristine_verify() {
+	pristine_hold "$1"
+	[ -z "${PRISTINE_VERIFIED[$1]:-}" ] || return 0
+	if ! pristine_ok "$1" content; then
+		warn "the cached $1 tree was changed in place (a file differs from its seal); extracting it again"
+		( fetch_tree "$1" refresh ) >/dev/null
+	fi
+	PRISTINE_VERIFIED[$1]=1
+}
+
+# pristine_hold BRANCH: the pristine tree is read by this command: no
+# other one extracts it again until the command ends (fetch_tree waits)
+pristine_hold() {
+	local dir
+	dir=$(dirname "$(pristine_dir "$1")")
+	[ ! -d "$dir" ] || lock_tree "$dir" shared
+}
+
+# scratch_copy BRANCH DEST: fresh hard-link copy of the pristine tree
+# (checked against its manifest first -- and against its content sums
+# where pristine_verify ran before --, extracted again if it was changed).
+# Every file the kit may change is a private writable copy; every other
+# file shares a read-only inode with the cache.
+scratch_copy() {
+	local src dest=$2
+	src=$(pristine_dir "$1")
+	[ -d "$src" ] || die "no cached tree for $1; run 'make tree BRANCH=$1' first"
+	pristine_hold "$1"
+	if [ -n "${PRISTINE_VERIFIED[$1]:-}" ]; then
+		pristine_ok "$1" || { unset "PRISTINE_VERIFIED[$1]"; pristine_verify "$1"; }
+	elif ! pristine_ok "$1"; then
+		warn "the cached $1 tree was changed in place; extracting it again"
+		( fetch_tree "$1" refresh ) >/dev/null
+	fi
+	link_copy "$src" "$dest"
 }

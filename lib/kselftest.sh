@@ -9,7 +9,7 @@
 # configuration and programs: boot.sh's kernels), and judged case by case
 # (mmbk kselftest): passes or skips unpatched but fails, hangs or leaves a
 # kernel splat patched is a regression.
-kit_use tables trees kbuild guest results boot
+kit_use tables trees fetch kbuild guest results boot
 
 KSFT_TABLE=$TABLES_DIR/kselftests.table
 KSFT_EXPECT=$TABLES_DIR/kselftest-expect.table

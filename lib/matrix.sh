@@ -174,7 +174,7 @@ matrix_branch() {
 		return 0
 	fi
 	# fetch_tree verified its content: the steps' subshells inherit that
-	# shellcheck disable=SC2034  # read by trees.sh scratch_copy
+	# shellcheck disable=SC2034  # read by fetch.sh scratch_copy
 	PRISTINE_VERIFIED["$b"]=1
 	result "$OUT_DIR/results/$b.steps.tsv" step tree "$b" tree pass - "$STEP_SECONDS" \
 		"Linux $(kernel_version "$(pristine_dir "$b")")"

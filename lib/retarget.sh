@@ -48,7 +48,7 @@
 # afresh.  Re-targeted patches carry a "[ re-targeted from
 # backports/<b>/<name> by mm-backport-kit: ... ]" note.
 # Status: 0 every patch landed (or is already upstream), 1 otherwise.
-kit_use tables trees plan recipes kbuild results
+kit_use tables trees fetch plan recipes kbuild results
 
 # retarget_record NAME STATUS TEXT: NAME's record of this call
 retarget_record() {

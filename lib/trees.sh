@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# trees.sh - kernel trees: what a tree is, which one a command works on
-# (resolved once, by the command), the cache of pristine trees (sealed by
-# a manifest, verified by content before a build), hard-link copies and
-# the kit's build directories.
+# trees.sh - kernel trees: what a tree is, the kit's one lock, where the
+# cache keeps a branch's pristine tree (fetch.sh gets, seals, verifies and
+# copies it), hard-link copies and the kit's build directories.  Which
+# tree a command works on is resolved once, by the command (cli.sh).
 kit_use tables
 
 # --- what a tree is ------------------------------------------------------
@@ -77,32 +77,6 @@ tree_name() {
 	printf '%s\n' "${base//[[:space:]]/_}"
 }
 
-# resolve_tree KDIR BRANCH KIND [FROM] -> the tree a command works on: KDIR
-# when given (BRANCH, when also given, must be the tree's own branch), else
-# the kit's KIND copy of BRANCH (default: the default branch; KIND:
-# scratch, patched, unpatched, ... see worktree.sh).  Sets TREE and BRANCH
-# (the branch whose series the tree gets) for the command; only commands
-# call it, once.  KDIR "-" means "not given"; "" is an error.
-resolve_tree() {
-	local kdir=$1 branch=$2 kind=$3 from=${4:-$PWD} b
-	if [ "$kdir" != - ]; then
-		TREE=$(tree_dir "$kdir" "$from")
-		is_kernel_tree "$TREE" || not_a_tree "$TREE" "$kdir"
-		b=$(tree_branch "$TREE")
-		if [ -n "$branch" ]; then
-			require_branch "$branch"
-			[ "$b" = "$branch" ] ||
-				usage_error "KDIR=$kdir is Linux $(kernel_version "$TREE") (branch $b) but BRANCH=$branch; drop BRANCH= or point KDIR= at a $branch tree"
-		fi
-		BRANCH=$b
-		return 0
-	fi
-	BRANCH=${branch:-$DEFAULT_BRANCH}
-	require_branch "$BRANCH"
-	kit_use worktree
-	TREE=$(worktree "$BRANCH" "$kind")
-}
-
 # lock_tree PATH [shared]: the kit's one lock (tests/unit/t-concurrency.sh).
 # Held until the process exits; shared for what only reads what PATH
 # guards, exclusive (the default) for whoever changes, rebuilds or removes
@@ -165,99 +139,6 @@ lock_is_ours() {
 pristine_dir() {	# BRANCH -> path of the extracted, never-modified tree
 	need_cache
 	printf '%s/trees/%s/linux\n' "$CACHE_DIR" "$1"
-}
-
-# tree_manifest DIR -> one line per entry (path, type, mode; for files and
-# links also size, mtime and link target): an in-place write through a hard
-# link changes size or mtime.  Directory sizes and times are left out: they
-# differ in every copy.
-tree_manifest() {
-	(cd "$1" && find . \( -type d -printf '%P\td\t%m\n' \) -o -printf '%P\t%y\t%m\t%s\t%T@\t%l\n') |
-		LC_ALL=C sort
-}
-
-# tree_sums DIR -> "sha1  path" of every file, sorted: what a byte change
-# of the same size and mtime changes
-tree_sums() {
-	(cd "$1" && find . -type f -printf '%P\0' | LC_ALL=C sort -z | xargs -0 -r -P2 -n 2000 sha1sum) |
-		LC_ALL=C sort -k2
-}
-
-# seal_pristine BRANCH: make the pristine tree's files read-only and record
-# its manifest (metadata) and its content sums (scratch copies hard-link
-# these files)
-seal_pristine() {
-	local dir
-	dir=$(pristine_dir "$1")
-	find "$dir" -type f -perm /222 -exec chmod a-w {} + ||
-		die "could not make $dir read-only"
-	tree_sums "$dir" > "$dir.sums.tmp" || die "could not read every file of $dir"
-	mv "$dir.sums.tmp" "$dir.sums"
-	tree_manifest "$dir" | sha256sum | cut -d' ' -f1 > "$dir.manifest.tmp"
-	mv "$dir.manifest.tmp" "$dir.manifest"
-}
-
-# pristine_ok BRANCH [content]: the pristine tree still matches its
-# manifest (and, with "content", every file its recorded sum: a change of
-# the same size and mtime).  An older cache without them is sealed now.
-pristine_ok() {
-	local dir
-	dir=$(pristine_dir "$1")
-	[ -f "$dir/Makefile" ] || return 1
-	if [ ! -f "$dir.manifest" ] || [ ! -f "$dir.sums" ]; then
-		seal_pristine "$1"
-		return 0
-	fi
-	[ "$(tree_manifest "$dir" | sha256sum | cut -d' ' -f1)" = "$(cat "$dir.manifest")" ] || return 1
-	[ "${2:-}" = content ] || return 0
-	cmp -s <(tree_sums "$dir") "$dir.sums"
-}
-
-# pristine_verify BRANCH: the pristine tree's content is checked against
-# its sums, once per command, where a tree is used for a build that is
-# judged (make tree, check, boot, the kit's patched copies): a byte
-# changed with the same size and mtime is caught there.  A command that
-# makes many copies (make matrix) verifies each branch once before its
-# steps; the steps run in subshells that inherit the result.  The cost:
-# one read of the tree (tests/unit/t-safety.sh prints it).
-declare -gA PRISTINE_VERIFIED=()
-pristine_verify() {
-	pristine_hold "$1"
-	[ -z "${PRISTINE_VERIFIED[$1]:-}" ] || return 0
-	if ! pristine_ok "$1" content; then
-		warn "the cached $1 tree was changed in place (a file differs from its seal); extracting it again"
-		kit_use fetch
-		( fetch_tree "$1" refresh ) >/dev/null
-	fi
-	PRISTINE_VERIFIED[$1]=1
-}
-
-# pristine_hold BRANCH: the pristine tree is read by this command: no
-# other one extracts it again until the command ends (fetch_tree waits)
-pristine_hold() {
-	local dir
-	dir=$(dirname "$(pristine_dir "$1")")
-	[ ! -d "$dir" ] || lock_tree "$dir" shared
-}
-
-# scratch_copy BRANCH DEST: fresh hard-link copy of the pristine tree
-# (checked against its manifest first -- and against its content sums
-# where pristine_verify ran before --, extracted again if it was changed).
-# Every file the kit may change is a private writable copy; every other
-# file shares a read-only inode with the cache.
-scratch_copy() {
-	local src dest=$2
-	src=$(pristine_dir "$1")
-	[ -d "$src" ] || die "no cached tree for $1; run 'make tree BRANCH=$1' first"
-	pristine_hold "$1"
-	if [ -n "${PRISTINE_VERIFIED[$1]:-}" ]; then
-		pristine_ok "$1" || { unset "PRISTINE_VERIFIED[$1]"; pristine_verify "$1"; }
-	elif ! pristine_ok "$1"; then
-		warn "the cached $1 tree was changed in place; extracting it again"
-		kit_use fetch
-		( fetch_tree "$1" refresh ) >/dev/null
-	fi
-	link_copy "$src" "$dest"
 }
 
 # link_copy SRC DEST [clean]: DEST becomes a hard-link copy of the tree SRC

@@ -10,7 +10,7 @@
 #   scratch          the user's playground for make apply/unapply BRANCH=
 # A patched copy is remade only when what decides it changed (series,
 # patches, tables) or when asked (fresh).
-kit_use tables trees apply
+kit_use tables trees fetch apply
 
 # worktree_stamp BRANCH KIND: hash of everything that decides a patched copy
 worktree_stamp() {

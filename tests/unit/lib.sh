@@ -5,7 +5,7 @@
 
 # shellcheck source=lib/kit.sh
 . "$KIT_DIR/lib/kit.sh"
-kit_use tables trees state results
+kit_use tables trees fetch state results
 prog=unit
 
 T=$UNIT_SCRATCH		# scratch trees of this run (made by run.sh)

@@ -135,7 +135,7 @@ done
 # changes the cached pristine tree, and with it every copy the matrix makes
 # beside the unit tests: one more result says so (tests/unit/lib.sh own_file)
 if [ $guard = 1 ] && [ "$tier" != fast ] && [ -n "$CACHE_DIR" ] && [ $n -gt 0 ]; then
-	kit_use trees
+	kit_use fetch
 	changed=
 	for m in "$CACHE_DIR"/trees/*/linux.manifest; do
 		[ -f "$m" ] || continue

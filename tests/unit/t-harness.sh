@@ -81,7 +81,7 @@ test_cache_write_through_reported() {
 	rm -rf "$c" "$d"
 	mkdir -p "$c/trees/9.9/linux" "$d"
 	printf 'VERSION = 9\n' > "$c/trees/9.9/linux/Makefile"
-	MMBK_CACHE=$c bash -c '. "$1/lib/kit.sh"; kit_use trees; seal_pristine 9.9' - "$KIT_DIR" ||
+	MMBK_CACHE=$c bash -c '. "$1/lib/kit.sh"; kit_use fetch; seal_pristine 9.9' - "$KIT_DIR" ||
 		fail "test setup: seal of the fixture tree"
 	printf 'test_writes_through() {\n\tchmod u+w "%s"\n\techo junk >> "%s"\n}\n' "$c/trees/9.9/linux/Makefile" "$c/trees/9.9/linux/Makefile" > "$d/t-writer.sh"
 	out=$(MMBK_CACHE=$c "$KIT_DIR/tests/unit/run.sh" --dir "$d" --guard-cache 2>/dev/null) || rc=$?

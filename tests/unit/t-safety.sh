@@ -300,12 +300,12 @@ test_scratch_edit_vs_cache() {
 	private_tree "$c" $b
 	src=$PRIVATE_SRC
 	d=$T/scratch-edit
-	MMBK_CACHE=$c bash -c ". '$KIT_DIR/lib/kit.sh'; kit_use trees; scratch_copy $b '$d'" || fail "scratch copy in $c"
+	MMBK_CACHE=$c bash -c ". '$KIT_DIR/lib/kit.sh'; kit_use fetch; scratch_copy $b '$d'" || fail "scratch copy in $c"
 	shared=$(find "$d" -type f -links +1 -perm /222 | sed -n 1,3p)
 	[ -z "$shared" ] || fail "scratch files share a writable inode with the cache:" "$shared"
 	echo 'junk' >> "$d/README"
 	grep -q junk "$c/trees/$b/linux/README" || fail "test setup: the write did not reach the shared inode"
-	MMBK_CACHE=$c MMBK_TARBALLS=$src run_kit bash -c ". '$KIT_DIR/lib/kit.sh'; kit_use trees; scratch_copy $b '$T/scratch-edit-2'"
+	MMBK_CACHE=$c MMBK_TARBALLS=$src run_kit bash -c ". '$KIT_DIR/lib/kit.sh'; kit_use fetch; scratch_copy $b '$T/scratch-edit-2'"
 	expect_rc 0 "scratch copy of a changed cache"
 	expect_out 'the cached 5.15 tree was changed in place; extracting it again' "warning"
 	! grep -q junk "$c/trees/$b/linux/README" || fail "the cached tree still holds the edit"
@@ -388,6 +388,6 @@ test_seal_notices_truncation_and_same_size_edits() {
 		cmp -s "$c/trees/$b/linux/mm/ksm.c" "$T/ksm.c.orig" || fail "the cache still holds the edited file"
 	echo "# content check + re-extraction: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
 	t0=$(date +%s.%N)
-	MMBK_CACHE=$c bash -c ". '$KIT_DIR/lib/kit.sh'; kit_use trees; pristine_ok $b content" || fail "the re-extracted tree fails its seal"
+	MMBK_CACHE=$c bash -c ". '$KIT_DIR/lib/kit.sh'; kit_use fetch; pristine_ok $b content" || fail "the re-extracted tree fails its seal"
 	echo "# content check of an intact $b tree: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
 }
