@@ -51,8 +51,8 @@ cli_parse() {
 	return 0
 }
 
-# cli_tree KIND: TREE and BRANCH of the command (resolve_tree below;
-# KIND is the kit's copy used without --kdir)
+# cli_tree VARIANT: TREE and BRANCH of the command (resolve_tree below;
+# VARIANT is the kit's copy used without --kdir)
 cli_tree() {
 	resolve_tree "$CLI_KDIR" "$CLI_BRANCH" "$1" "$CLI_FROM"
 }
@@ -76,14 +76,14 @@ cli_no_rest() {
 	[ ${#CLI_REST[@]} -eq 0 ] || usage_error "unknown argument '${CLI_REST[0]}'; usage: $1"
 }
 
-# resolve_tree KDIR BRANCH KIND [FROM] -> the tree a command works on: KDIR
+# resolve_tree KDIR BRANCH VARIANT [FROM] -> the tree a command works on: KDIR
 # when given (BRANCH, when also given, must be the tree's own branch), else
-# the kit's KIND copy of BRANCH (default: the default branch; KIND:
+# the kit's VARIANT copy of BRANCH (default: the default branch; VARIANT:
 # scratch, patched, unpatched, ... see worktree.sh).  Sets TREE and BRANCH
 # (the branch whose series the tree gets) for the command; only commands
 # call it, once.  KDIR "-" means "not given"; "" is an error.
 resolve_tree() {
-	local kdir=$1 branch=$2 kind=$3 from=${4:-$PWD} b
+	local kdir=$1 branch=$2 variant=$3 from=${4:-$PWD} b
 	if [ "$kdir" != - ]; then
 		TREE=$(tree_dir "$kdir" "$from")
 		is_kernel_tree "$TREE" || not_a_tree "$TREE" "$kdir"
@@ -99,5 +99,5 @@ resolve_tree() {
 	BRANCH=${branch:-$DEFAULT_BRANCH}
 	require_branch "$BRANCH"
 	kit_use worktree
-	TREE=$(worktree "$BRANCH" "$kind")
+	TREE=$(worktree "$BRANCH" "$variant")
 }

@@ -12,7 +12,7 @@
 # patches, tables) or when asked (fresh).
 kit_use tables trees fetch apply
 
-# worktree_stamp BRANCH KIND: hash of everything that decides a patched copy
+# worktree_stamp BRANCH VARIANT: hash of everything that decides a patched copy
 worktree_stamp() {
 	local f
 	{
@@ -26,7 +26,7 @@ worktree_stamp() {
 	} | sha256sum | cut -c1-16
 }
 
-# worktree_topics KIND -> the topics a patched copy of that kind carries
+# worktree_topics VARIANT -> the topics a patched copy of that variant carries
 worktree_topics() {
 	case $1 in
 	patched|patched-kabi) all_topics | paste -sd, ;;
@@ -37,17 +37,17 @@ worktree_topics() {
 	esac
 }
 
-# worktree_records BRANCH KIND -> the apply records of a patched copy
+# worktree_records BRANCH VARIANT -> the apply records of a patched copy
 worktree_records() {
 	printf '%s.records\n' "$(variant_dir "$1" "$2")"
 }
 
 worktree_patched() {
-	local branch=$1 kind=$2 fresh=$3 dir s topics profile=default
-	dir=$(variant_dir "$branch" "$kind")
-	s=$(worktree_stamp "$branch" "$kind")
-	topics=$(worktree_topics "$kind")
-	[ "$kind" != patched-kabi ] || profile=kabi
+	local branch=$1 variant=$2 fresh=$3 dir s topics profile=default
+	dir=$(variant_dir "$branch" "$variant")
+	s=$(worktree_stamp "$branch" "$variant")
+	topics=$(worktree_topics "$variant")
+	[ "$variant" != patched-kabi ] || profile=kabi
 	mkdir -p "$(dirname "$dir")"
 	# shared while it only finds the copy current (checks of one branch
 	# for two targets run side by side); exclusive to remake it: it waits
@@ -59,7 +59,7 @@ worktree_patched() {
 	lock_tree "$(dirname "$dir")"
 	[ -z "$fresh" ] || rm -f "$dir.stamp"
 	worktree_current "$dir" "$s" && return 0
-	progress "worktree: $branch $kind copy (series $s)"
+	progress "worktree: $branch $variant copy (series $s)"
 	rm -f "$dir.stamp"
 	# the kit's copies are built and judged: the cache's content first
 	pristine_verify "$branch"
@@ -77,7 +77,7 @@ worktree_current() {
 	[ "$(cat "$1.stamp" 2>/dev/null)" = "$2" ] && [ -f "$1/Makefile" ]
 }
 
-# worktree_hold BRANCH KIND: the tree of KIND is read by this command
+# worktree_hold BRANCH VARIANT: the tree of VARIANT is read by this command
 # until it ends; no other command remakes it meanwhile (worktree_patched
 # waits; worktree itself runs in $(...), which keeps no lock)
 worktree_hold() {
@@ -92,27 +92,27 @@ worktree_hold() {
 	esac
 }
 
-# worktree BRANCH KIND [fresh] -> the path of the tree (made as needed)
+# worktree BRANCH VARIANT [fresh] -> the path of the tree (made as needed)
 worktree() {
-	local branch=$1 kind=$2 dir
+	local branch=$1 variant=$2 dir
 	require_branch "$branch"
 	need_cache
-	case $kind in
+	case $variant in
 	unpatched)
 		dir=$(pristine_dir "$branch")
 		[ -f "$dir/Makefile" ] || die "no cached tree for $branch; run 'make tree BRANCH=$branch' first"
 		;;
 	patched|patched-kabi|without-*)
-		kit_try worktree_patched "$branch" "$kind" "${3:-}"
+		kit_try worktree_patched "$branch" "$variant" "${3:-}"
 		[ "$KIT_RC" = 0 ] || exit "$KIT_RC"
-		dir=$(variant_dir "$branch" "$kind")
+		dir=$(variant_dir "$branch" "$variant")
 		;;
 	scratch)
 		# the user's playground for BRANCH=: made once, kept across runs
 		dir=$CACHE_DIR/work/$branch/scratch
 		[ -f "$dir/Makefile" ] || scratch_copy "$branch" "$dir" >&2
 		;;
-	*) usage_error "unknown kind '$kind'; use patched, patched-kabi, unpatched, without-<topic> or scratch" ;;
+	*) usage_error "unknown variant '$variant'; use patched, patched-kabi, unpatched, without-<topic> or scratch" ;;
 	esac
 	printf '%s\n' "$dir"
 }
