@@ -396,17 +396,17 @@ on_interrupt_apply() {
 # directory, with the apply's records
 apply_publish() {
 	local dest=$OUT_DIR/$TREE_NAME p
-	[ -s "$STATE/series" ] || return 0
+	[ -s "$STATE_SERIES" ] || return 0
 	rm -rf "$dest.tmp"
 	mkdir -p "$dest.tmp"
 	{
 		printf '# applied to %s (Linux %s) by mm-backport-kit\n' "$TREE" "$(kernel_version "$TREE")"
-		cat "$STATE/series"
+		cat "$STATE_SERIES"
 	} > "$dest.tmp/series"
-	for p in $(series_patches "$STATE/series"); do
-		cp "$STATE/patches/$p" "$dest.tmp/$p"
+	for p in $(series_patches "$STATE_SERIES"); do
+		cp "$STATE_PATCHES/$p" "$dest.tmp/$p"
 	done
-	cp "$STATE/records" "$dest.tmp/results.tsv"
+	cp "$STATE_RECORDS" "$dest.tmp/results.tsv"
 	rm -rf "$dest"
 	mv "$dest.tmp" "$dest"
 }
@@ -416,11 +416,11 @@ apply_publish() {
 apply_missing() {
 	local t st
 	for t in $APPLY_TOPICS; do
-		st=$(result_get "$STATE/records" topic "$t" status)
+		st=$(result_get "$STATE_RECORDS" topic "$t" status)
 		case $st in
 		applied|nothing-to-do) ;;
 		'') printf '%s\tnot selected when the tree was patched\n' "$t" ;;
-		*) printf '%s\t%s\n' "$t" "$(result_get "$STATE/records" topic "$t" text)" ;;
+		*) printf '%s\t%s\n' "$t" "$(result_get "$STATE_RECORDS" topic "$t" text)" ;;
 		esac
 	done
 }
@@ -431,10 +431,10 @@ apply_do_apply() {
 	if state_is_applied; then
 		missing=$(apply_missing)
 		if [ -z "$missing" ]; then
-			info "$TREE: already applied ($(series_patches "$STATE/series" | wc -l) patches; topics: $(apply_topics_with applied "$STATE/records")); nothing to do"
+			info "$TREE: already applied ($(series_patches "$STATE_SERIES" | wc -l) patches; topics: $(apply_topics_with applied "$STATE_RECORDS")); nothing to do"
 			return "$EXIT_NOTHING"
 		fi
-		apply_topic_lines "$STATE/records"
+		apply_topic_lines "$STATE_RECORDS"
 		apply_say "$prog: $TREE: partial: already applied without $(cut -f1 <<< "$missing" | paste -sd' ') ($(cut -f2 <<< "$missing" | sed 's/^failed: //' | join_lines)); to retry them: make unapply KDIR=$TREE, fix the cause, make apply"
 		return "$EXIT_PARTIAL"
 	fi
@@ -519,7 +519,7 @@ apply_do_apply() {
 		apply_fail "$(apply_failure_summary); the tree is unchanged"
 	fi
 	# commit: everything below is bookkeeping; the txn mark goes last
-	{ cp "$APPLY_RUN/records" "$STATE/records.tmp" && mv "$STATE/records.tmp" "$STATE/records" &&
+	{ state_save_records "$APPLY_RUN/records" &&
 		state_write_manifest; } 2> "$APPLY_RUN/io.err" ||
 		{ restore_originals || true; apply_fail "could not record the kit's state in $STATE ($(head -n1 "$APPLY_RUN/io.err")); the tree is unchanged"; }
 	state_commit
@@ -530,7 +530,7 @@ apply_do_apply() {
 		info "$TREE: partial: applied topics $(apply_topics_with applied); failed: $(apply_topics_with failed) (the failed topics left no trace)"
 		return "$EXIT_PARTIAL"
 	fi
-	info "$TREE: applied $(series_patches "$STATE/series" | wc -l) patches (topics: $(apply_topics_with applied))"
+	info "$TREE: applied $(series_patches "$STATE_SERIES" | wc -l) patches (topics: $(apply_topics_with applied))"
 }
 
 # apply_failure_summary -> one line naming each failed topic and why
@@ -559,7 +559,7 @@ apply_do_unapply() {
 	fi
 	trap on_interrupt_unapply INT TERM HUP
 	state_begin unapply || apply_fail "cannot write in $STATE; nothing was changed"
-	restore_originals || apply_fail "could not restore every file of $TREE from $STATE/orig; rerun make unapply to finish"
+	restore_originals || apply_fail "could not restore every file of $TREE from $STATE; rerun make unapply to finish"
 	trap - INT TERM HUP
 	info "$TREE: kit series removed; tree restored"
 }
@@ -572,7 +572,7 @@ on_interrupt_unapply() {
 
 apply_do_status() {
 	local p v d missing
-	if [ -n "$(state_tombstones)" ] || [ -f "$STATE/txn" ]; then
+	if [ -n "$(state_tombstones)" ] || state_in_txn; then
 		apply_say "interrupted $(state_txn) (run make apply or make unapply to recover)"
 		return "$EXIT_ERROR"
 	fi
@@ -583,10 +583,10 @@ apply_do_status() {
 	if state_is_applied; then
 		[ "$(applied_profile "$TREE")" = default ] || apply_say "profile $(applied_profile "$TREE")"
 		for p in $(series_patches "$DATA_DIR/series"); do
-			[ -z "$(result_get "$STATE/records" patch "$p" status)" ] ||
-				printf '%-64s %s\n' "$p" "$(result_get "$STATE/records" patch "$p" text)"
+			[ -z "$(result_get "$STATE_RECORDS" patch "$p" status)" ] ||
+				printf '%-64s %s\n' "$p" "$(result_get "$STATE_RECORDS" patch "$p" text)"
 		done
-		APPLY_ERR=1 apply_topic_lines "$STATE/records"
+		APPLY_ERR=1 apply_topic_lines "$STATE_RECORDS"
 		p=$(state_changed_file)
 		[ -z "$p" ] || printf 'warning: %s changed after the series was applied\n' "$p"
 		missing=$(apply_missing)
@@ -648,7 +648,7 @@ apply_run() (
 		why=$(state_problem)
 		[ -z "$why" ] || apply_fail "$TREE was $why"
 		why=$(state_owner_problem)
-		[ -z "$why" ] || [ ! -f "$STATE/txn" ] || apply_fail "$why"
+		[ -z "$why" ] || ! state_in_txn || apply_fail "$why"
 		APPLY_RECOVERED=$(state_recover 2> "$APPLY_RUN/io.err") ||
 			apply_fail "could not recover $TREE from $STATE ($(head -n1 "$APPLY_RUN/io.err")); see the files left there"
 		case $APPLY_RECOVERED in
@@ -667,7 +667,7 @@ apply_run() (
 	esac
 	kit_try "apply_do_$cmd"
 	rc=$KIT_RC
-	if [ "$cmd" != status ] && [ -f "$STATE/txn" ]; then
+	if [ "$cmd" != status ] && state_in_txn; then
 		apply_stopped_in_txn "$cmd" "$rc"
 	fi
 	if [ -n "$records_to" ]; then

@@ -27,10 +27,30 @@ kit_use tables trees
 
 STATE_NAME=.mm-backport-kit
 
-# state_init TREE: STATE is TREE's state directory
+# state_init TREE: STATE is TREE's state directory; STATE_SERIES,
+# STATE_RECORDS and STATE_PATCHES name the files others may read (the
+# applied series, the apply's result records, the applied patches); only
+# the functions below write there
 state_init() {
 	STATE=$1/$STATE_NAME
 	STATE_TREE=$1
+	# shellcheck disable=SC2034  # read by apply.sh
+	STATE_SERIES=$STATE/series
+	# shellcheck disable=SC2034
+	STATE_RECORDS=$STATE/records
+	# shellcheck disable=SC2034
+	STATE_PATCHES=$STATE/patches
+}
+
+# state_in_txn: an apply or unapply is in progress (or was killed in it)
+state_in_txn() {
+	[ -f "$STATE/txn" ]
+}
+
+# state_save_records FILE: the apply's records become FILE's (published
+# by rename)
+state_save_records() {
+	cp "$1" "$STATE/records.tmp" && mv "$STATE/records.tmp" "$STATE/records"
 }
 
 # state_point NAME: a step boundary of apply or unapply.  MMBK_FAULT is a

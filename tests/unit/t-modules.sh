@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: GPL-2.0
+# tier: fast
+# The library's rooms (docs/CONVENTIONS.md): modules load only modules
+# above them in the documented order (no cycle), and only state.sh names a
+# path under a tree's state directory.
+# modules_out_of_order KITDIR: one line per module of KITDIR/lib that loads
+# (kit_use, at its top or in a function) a module of its own row or a later
+# row of docs/CONVENTIONS.md's module table, or that the table lacks
+modules_out_of_order() {
+	awk '
+	FNR == 1 { doc = FILENAME ~ /CONVENTIONS\.md$/ }
+	doc && /^The shell modules, bottom up/ { in_table = 1; next }
+	doc && in_table && /^## / { in_table = 0 }
+	doc && in_table && /^\| `/ {
+		row++
+		n = split($0, cell, "|")
+		while (match(cell[2], /`[a-z-]+\.sh`/)) {
+			rank[substr(cell[2], RSTART + 1, RLENGTH - 5)] = row
+			cell[2] = substr(cell[2], RSTART + RLENGTH)
+		}
+		next
+	}
+	!doc && /^[ \t]*(\([a-z]+\) )?kit_use [a-z]/ {
+		m = FILENAME; sub(/.*\//, "", m); sub(/\.sh$/, "", m)
+		line = $0; sub(/.*kit_use /, "", line); sub(/[;)].*/, "", line)
+		k = split(line, dep, " ")
+		for (i = 1; i <= k; i++) uses[m] = uses[m] " " dep[i]
+		seen[m] = 1
+	}
+	!doc && FNR == 1 { m = FILENAME; sub(/.*\//, "", m); sub(/\.sh$/, "", m); seen[m] = 1 }
+	END {
+		for (m in seen) {
+			if (!(m in rank)) { print m ".sh: not in the module table"; continue }
+			k = split(uses[m], dep, " ")
+			for (i = 1; i <= k; i++)
+				if (!(dep[i] in rank)) print m ".sh loads " dep[i] ".sh, which the module table lacks"
+				else if (rank[dep[i]] >= rank[m]) print m ".sh (row " rank[m] ") loads " dep[i] ".sh (row " rank[dep[i]] ")"
+		}
+	}' "$1/docs/CONVENTIONS.md" "$1"/lib/*.sh | LC_ALL=C sort
+}
+
+# the modules load only modules of earlier rows of the documented order
+# (no cycle); a module that loads a later one is caught (trees.sh loading
+# worktree.sh, as it did before cli.sh resolved the command's tree)
+test_modules_in_order() {
+	local bad k=$T/modules-kit
+	bad=$(modules_out_of_order "$KIT_DIR")
+	[ -z "$bad" ] || fail "modules out of the order of docs/CONVENTIONS.md" "$bad"
+	mkdir -p "$k"
+	cp -r "$KIT_DIR/lib" "$KIT_DIR/docs" "$k/"
+	printf '\nf() {\n\tkit_use worktree\n}\n' >> "$k/lib/trees.sh"
+	bad=$(modules_out_of_order "$k")
+	[ "$bad" = "trees.sh (row 3) loads worktree.sh (row 8)" ] ||
+		fail "a module loading a later one was not caught" "$bad"
+}
+
+# state_paths_outside KITDIR: lines of KITDIR/lib outside state.sh that
+# name a path under the state directory
+state_paths_outside() {
+	# shellcheck disable=SC2016  # the text $STATE/, not its value
+	grep -n -e '$STATE/' -e '${STATE}/' "$1"/lib/*.sh | grep -v '^[^:]*/lib/state\.sh:' || true
+}
+
+# only state.sh names a path under $STATE (the others read STATE_SERIES,
+# STATE_RECORDS, STATE_PATCHES and its accessors); caught in a copy of the
+# library that reads the txn mark itself, as apply.sh did
+test_state_dir_owned_by_state_sh() {
+	local bad k=$T/state-kit
+	bad=$(state_paths_outside "$KIT_DIR")
+	[ -z "$bad" ] || fail "a path under the state directory outside lib/state.sh" "$bad"
+	mkdir -p "$k"
+	cp -r "$KIT_DIR/lib" "$k/"
+	# shellcheck disable=SC2016  # the text of a shell line
+	printf '\nf() {\n\t[ -f "$STATE/txn" ]\n}\n' >> "$k/lib/apply.sh"
+	[ -n "$(state_paths_outside "$k")" ] || fail "a read of the txn mark in apply.sh was not caught"
+}
