@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# apply.sh - apply the kit's series to a kernel tree one topic at a time
-# (tables/topics.table), each topic atomically; take it out again; or tell
-# where a tree stands (make apply, unapply, status).
+# apply.sh - make apply: the kit's series onto a kernel tree one topic at a
+# time (tables/topics.table), each topic atomically; and apply_run, the
+# frame (options, locks, recovery of an interrupted command) in which
+# make unapply (unapply.sh) and make status (status.sh) run too.
 #
 # The series a tree gets is planned from its code (plan.sh): per upstream
 # patch "carry" (from a branch series), "upstream" (the tree has the
@@ -20,8 +21,7 @@
 # landed; a rerun on such a tree names the missing topics and exits 3
 # again), 4 refused (local changes, edits since the apply), 1 failed (no
 # topic landed, or --strict and one failed: the tree is unchanged), 64 bad
-# input.  unapply 0 done, 2 not applied.  status 0 applied, 2 not applied,
-# 3 partial, 1 interrupted or stuck (the next apply/unapply recovers it).
+# input.  unapply's and status's: their modules.
 kit_use tables trees state plan results
 
 # KiB of slack on top of what the journal and quilt's backups need
@@ -313,7 +313,7 @@ apply_retarget() {
 # the topic.  Its outcome in APPLY_LAND_RC: 0 landed, 1 not landed, 2 I/O
 # error ($APPLY_RUN/io.err).  (A plain call: errexit stays in force.)
 apply_land_topic() {
-	local topic=$1 branch=$2 src p q st failed rejdir why bad
+	local topic=$1 branch=$2 src p q failed rejdir bad
 	shift 2
 	APPLY_LAND_RC=1
 	src=$(apply_patch_dir "$branch")
@@ -346,6 +346,16 @@ apply_land_topic() {
 		return 0
 	done
 	progress "$topic: $failed does not apply at fuzz 0 to $TREE; re-targeting the topic from the semantic patches"
+	apply_land_retargeted "$topic" "$branch" "$failed" "$rejdir" "$@"
+}
+
+# apply_land_retargeted TOPIC BRANCH FAILED REJDIR PATCH...: the topic
+# re-targeted for the tree (retarget.sh) and pushed; else each patch and
+# the topic recorded as failed, with the first reason and the rejects.
+# APPLY_LAND_RC as apply_land_topic's.
+apply_land_retargeted() {
+	local topic=$1 branch=$2 failed=$3 rejdir=$4 p st why
+	shift 4
 	kit_try apply_retarget "$branch" "$@"
 	if [ "$KIT_RC" -eq 0 ]; then
 		apply_push_topic "$APPLY_RT" "$@"
@@ -366,11 +376,7 @@ apply_land_topic() {
 		esac
 		why="the re-targeted patches do not apply: $(sed -nE '/FAILED|does not apply/{p;q}' "$APPLY_RUN/push.log")"
 	else
-		why=$(for p in "$@"; do
-			[ "$(result_get "$APPLY_RT/results.tsv" patch "$p" status)" = failed ] || continue
-			printf '%s: %s\n' "$p" "$(result_get "$APPLY_RT/results.tsv" patch "$p" text | sed -e 's/^failed: //' -e 's/; rejects in [^;]*$//')"
-		done | sed -n 1p)
-		[ -n "$why" ] || why=$(awk '/error:/ { l = $0 } END { sub(/^[^ ]*: error: /, "", l); print l }' "$APPLY_RUN/retarget.log")
+		why=$(apply_retarget_failure "$@")
 	fi
 	for p in "$@"; do
 		if [ "$(result_get "$APPLY_RT/results.tsv" patch "$p" status)" = failed ]; then
@@ -384,6 +390,18 @@ apply_land_topic() {
 		cp -a "$APPLY_RT/rejects/." "$OUT_DIR/rejects/$TREE_NAME/"
 	fi
 	apply_topic_record "$topic" failed "failed: $failed does not apply at fuzz 0 (rejects in $rejdir) and re-targeting failed: $why (work files and log: out/$TREE_NAME.retarget/)"
+}
+
+# apply_retarget_failure PATCH... -> why re-targeting failed: the first
+# failed patch's reason, else the last error of the re-targeting log
+apply_retarget_failure() {
+	local p why
+	why=$(for p in "$@"; do
+		[ "$(result_get "$APPLY_RT/results.tsv" patch "$p" status)" = failed ] || continue
+		printf '%s: %s\n' "$p" "$(result_get "$APPLY_RT/results.tsv" patch "$p" text | sed -e 's/^failed: //' -e 's/; rejects in [^;]*$//')"
+	done | sed -n 1p)
+	[ -n "$why" ] || why=$(awk '/error:/ { l = $0 } END { sub(/^[^ ]*: error: /, "", l); print l }' "$APPLY_RUN/retarget.log")
+	printf '%s\n' "$why"
 }
 
 on_interrupt_apply() {
@@ -425,23 +443,30 @@ apply_missing() {
 	done
 }
 
-apply_do_apply() {
-	local plan topic p v d patches files all_files=() problem missing
-	local landed=0 failed=0 rc
-	if state_is_applied; then
-		missing=$(apply_missing)
-		if [ -z "$missing" ]; then
-			info "$TREE: already applied ($(series_patches "$STATE_SERIES" | wc -l) patches; topics: $(apply_topics_with applied "$STATE_RECORDS")); nothing to do"
-			return "$EXIT_NOTHING"
-		fi
-		apply_topic_lines "$STATE_RECORDS"
-		apply_say "$prog: $TREE: partial: already applied without $(cut -f1 <<< "$missing" | paste -sd' ') ($(cut -f2 <<< "$missing" | sed 's/^failed: //' | join_lines)); to retry them: make unapply KDIR=$TREE, fix the cause, make apply"
-		return "$EXIT_PARTIAL"
+# apply_rerun: the tree is applied already: nothing to do, or the topics
+# it lacks named ("partial").  Its status in APPLY_STATUS.
+apply_rerun() {
+	local missing
+	missing=$(apply_missing)
+	if [ -z "$missing" ]; then
+		info "$TREE: already applied ($(series_patches "$STATE_SERIES" | wc -l) patches; topics: $(apply_topics_with applied "$STATE_RECORDS")); nothing to do"
+		APPLY_STATUS=$EXIT_NOTHING
+		return 0
 	fi
-	apply_check_series
+	apply_topic_lines "$STATE_RECORDS"
+	apply_say "$prog: $TREE: partial: already applied without $(cut -f1 <<< "$missing" | paste -sd' ') ($(cut -f2 <<< "$missing" | sed 's/^failed: //' | join_lines)); to retry them: make unapply KDIR=$TREE, fix the cause, make apply"
+	APPLY_STATUS=$EXIT_PARTIAL
+}
+
+# apply_plan: what each selected topic needs from the tree's plan: the
+# carried patches (APPLY_CARRY[topic]) and the branch series they come from
+# (APPLY_SRC[topic]); the other patches are recorded (not selected,
+# upstream, n/a).  APPLY_FILES: every file the carried patches touch.
+apply_plan() {
+	local plan topic p v d
+	declare -gA APPLY_CARRY=() APPLY_SRC=()
+	APPLY_FILES=()
 	plan=$(plan_tree "$TREE")
-	# what each topic needs; the source branch of the carried patches
-	declare -A CARRY=() SRC=()
 	while IFS=$'\t' read -r p v d; do
 		topic=$(topic_of "$p")
 		if ! grep -qxF "$topic" <<< "$APPLY_TOPICS"; then
@@ -449,84 +474,116 @@ apply_do_apply() {
 			continue
 		fi
 		case $v in
-		carry) CARRY[$topic]+="$p "; SRC[$topic]=$d ;;
+		carry) APPLY_CARRY[$topic]+="$p "; APPLY_SRC[$topic]=$d ;;
 		upstream) apply_record "$p" upstream "already upstream: $d" ;;
 		n/a) apply_record "$p" n/a "not applicable: $d" ;;
 		*) apply_fail "plan: unknown decision '$v' for $p; report a kit bug" ;;
 		esac
 	done <<< "$plan"
 	for topic in $APPLY_TOPICS; do
-		[ -n "${CARRY[$topic]:-}" ] || continue
+		[ -n "${APPLY_CARRY[$topic]:-}" ] || continue
 		# shellcheck disable=SC2086
-		files=$(topic_files "$(apply_patch_dir "${SRC[$topic]}")" ${CARRY[$topic]})
-		for p in $files; do all_files+=("$p"); done
+		for p in $(topic_files "$(apply_patch_dir "${APPLY_SRC[$topic]}")" ${APPLY_CARRY[$topic]}); do
+			APPLY_FILES+=("$p")
+		done
 	done
-	if [ ${#all_files[@]} -eq 0 ]; then
-		apply_report
-		info "$TREE: nothing to apply: every selected topic is already upstream or not applicable"
-		return "$EXIT_NOTHING"
-	fi
+}
+
+# apply_preflight FILE...: what must hold before the tree is touched:
+# quilt, writable files, no local changes (unless FORCE=1), free space
+apply_preflight() {
+	local p
 	command -v quilt >/dev/null ||
 		apply_fail "quilt is not installed; install it (apt-get install quilt, or bin/deps as root)"
-	apply_require_writable "${all_files[@]}"
+	apply_require_writable "$@"
 	if [ "$FORCE" != 1 ]; then
-		p=$(apply_local_change "${all_files[@]}")
+		p=$(apply_local_change "$@")
 		[ -z "$p" ] ||
 			apply_fail "$TREE/$p has local changes; commit or revert them first, or rerun with FORCE=1 to apply on top" "$EXIT_REFUSED"
 	fi
-	apply_require_space "${all_files[@]}"
+	apply_require_space "$@"
+}
 
-	trap on_interrupt_apply INT TERM HUP
-	state_begin apply 2> "$APPLY_RUN/io.err" ||
-		{ state_drop 2>/dev/null || true; apply_fail "cannot write the kit's state in $STATE ($(head -n1 "$APPLY_RUN/io.err")); the tree is unchanged"; }
-	printf '%s\n' "$PROFILE" | state_write profile
-	rm -f "$APPLY_RT/compile.counts"
-	for topic in $APPLY_TOPICS; do
-		patches=${CARRY[$topic]:-}
-		if [ -z "$patches" ]; then
-			apply_topic_record "$topic" nothing-to-do "nothing to do: upstream or not applicable"
-			continue
-		fi
-		problem=
-		# shellcheck disable=SC2086
-		for p in $(topic_files "$(apply_patch_dir "${SRC[$topic]}")" $patches); do
-			problem=$(apply_file_problem "$(apply_patch_dir "${SRC[$topic]}")" "$patches" "$p")
-			[ -z "$problem" ] || break
-		done
-		if [ -n "$problem" ]; then
-			for p in $patches; do apply_record "$p" not-tried "not applied (topic $topic failed)"; done
-			apply_topic_record "$topic" failed "failed: $problem"
-			failed=$((failed + 1))
-		else
-			# shellcheck disable=SC2086
-			apply_land_topic "$topic" "${SRC[$topic]}" $patches
-			case $APPLY_LAND_RC in
-			0) landed=$((landed + 1)) ;;
-			1) failed=$((failed + 1)) ;;
-			*)	restore_originals || apply_fail "$(head -n1 "$APPLY_RUN/io.err") while applying $topic, and the roll-back failed too; rerun make apply or make unapply to finish it"
-				trap - INT TERM HUP
-				apply_fail "$(head -n1 "$APPLY_RUN/io.err") while applying $topic; the tree is unchanged; $(apply_io_fix)" ;;
-			esac
-		fi
-		if [ $failed -gt 0 ] && [ "$STRICT" = 1 ]; then
-			break
-		fi
+# apply_topic TOPIC: lands one topic inside the transaction (or records
+# why not); counts it in APPLY_LANDED or APPLY_FAILED
+apply_topic() {
+	local topic=$1 patches src problem='' p
+	patches=${APPLY_CARRY[$topic]:-}
+	if [ -z "$patches" ]; then
+		apply_topic_record "$topic" nothing-to-do "nothing to do: upstream or not applicable"
+		return 0
+	fi
+	src=$(apply_patch_dir "${APPLY_SRC[$topic]}")
+	# shellcheck disable=SC2086
+	for p in $(topic_files "$src" $patches); do
+		problem=$(apply_file_problem "$src" "$patches" "$p")
+		[ -z "$problem" ] || break
 	done
-	if [ $landed -eq 0 ] || { [ $failed -gt 0 ] && [ "$STRICT" = 1 ]; }; then
+	if [ -n "$problem" ]; then
+		for p in $patches; do apply_record "$p" not-tried "not applied (topic $topic failed)"; done
+		apply_topic_record "$topic" failed "failed: $problem"
+		APPLY_FAILED=$((APPLY_FAILED + 1))
+		return 0
+	fi
+	# shellcheck disable=SC2086
+	apply_land_topic "$topic" "${APPLY_SRC[$topic]}" $patches
+	case $APPLY_LAND_RC in
+	0) APPLY_LANDED=$((APPLY_LANDED + 1)) ;;
+	1) APPLY_FAILED=$((APPLY_FAILED + 1)) ;;
+	*)	restore_originals || apply_fail "$(head -n1 "$APPLY_RUN/io.err") while applying $topic, and the roll-back failed too; rerun make apply or make unapply to finish it"
+		trap - INT TERM HUP
+		apply_fail "$(head -n1 "$APPLY_RUN/io.err") while applying $topic; the tree is unchanged; $(apply_io_fix)" ;;
+	esac
+}
+
+# apply_commit: the transaction's end: rolled back when nothing landed (or
+# --strict and a topic failed), else the records and the manifest written
+# and the txn mark removed last
+apply_commit() {
+	if [ "$APPLY_LANDED" -eq 0 ] || { [ "$APPLY_FAILED" -gt 0 ] && [ "$STRICT" = 1 ]; }; then
 		restore_originals || apply_fail "could not roll $TREE back; rerun make unapply to finish it (state: $STATE)"
 		trap - INT TERM HUP
 		apply_report
 		apply_fail "$(apply_failure_summary); the tree is unchanged"
 	fi
-	# commit: everything below is bookkeeping; the txn mark goes last
 	{ state_save_records "$APPLY_RUN/records" &&
 		state_write_manifest; } 2> "$APPLY_RUN/io.err" ||
 		{ restore_originals || true; apply_fail "could not record the kit's state in $STATE ($(head -n1 "$APPLY_RUN/io.err")); the tree is unchanged"; }
 	state_commit
 	trap - INT TERM HUP
+}
+
+# apply_body: make apply (apply_run's body): plan, check, then land each
+# topic in one transaction
+apply_body() {
+	local topic
+	kit_use retarget
+	if state_is_applied; then
+		apply_rerun
+		return "$APPLY_STATUS"
+	fi
+	apply_check_series
+	apply_plan
+	if [ ${#APPLY_FILES[@]} -eq 0 ]; then
+		apply_report
+		info "$TREE: nothing to apply: every selected topic is already upstream or not applicable"
+		return "$EXIT_NOTHING"
+	fi
+	apply_preflight "${APPLY_FILES[@]}"
+	trap on_interrupt_apply INT TERM HUP
+	state_begin apply 2> "$APPLY_RUN/io.err" ||
+		{ state_drop 2>/dev/null || true; apply_fail "cannot write the kit's state in $STATE ($(head -n1 "$APPLY_RUN/io.err")); the tree is unchanged"; }
+	printf '%s\n' "$PROFILE" | state_write profile
+	rm -f "$APPLY_RT/compile.counts"
+	APPLY_LANDED=0 APPLY_FAILED=0
+	for topic in $APPLY_TOPICS; do
+		apply_topic "$topic"
+		[ "$APPLY_FAILED" -eq 0 ] || [ "$STRICT" != 1 ] || break
+	done
+	apply_commit
 	apply_publish
 	apply_report
-	if [ $failed -gt 0 ]; then
+	if [ "$APPLY_FAILED" -gt 0 ]; then
 		info "$TREE: partial: applied topics $(apply_topics_with applied); failed: $(apply_topics_with failed) (the failed topics left no trace)"
 		return "$EXIT_PARTIAL"
 	fi
@@ -541,82 +598,22 @@ apply_failure_summary() {
 	done | join_lines
 }
 
-apply_do_unapply() {
-	local f problem
-	if ! state_is_applied; then
-		case ${APPLY_RECOVERED:-} in
-		apply) info "$TREE: restored to its state before the interrupted apply"; return 0 ;;
-		unapply|drop) info "$TREE: kit series removed; tree restored"; return 0 ;;
-		esac
-		info "$TREE: kit series not applied; nothing to do"
-		return "$EXIT_NOTHING"
-	fi
-	problem=$(state_owner_problem)
-	[ -z "$problem" ] || apply_fail "$problem"
-	f=$(state_changed_file)
-	if [ -n "$f" ] && [ "$FORCE" != 1 ]; then
-		apply_fail "$TREE/$f changed after the series was applied; undo that change (the applied version is what quilt diff shows), or rerun with FORCE=1 to restore the original and lose it" "$EXIT_REFUSED"
-	fi
-	trap on_interrupt_unapply INT TERM HUP
-	state_begin unapply || apply_fail "cannot write in $STATE; nothing was changed"
-	restore_originals || apply_fail "could not restore every file of $TREE from $STATE; rerun make unapply to finish"
-	trap - INT TERM HUP
-	info "$TREE: kit series removed; tree restored"
-}
-
-on_interrupt_unapply() {
-	trap - INT TERM HUP
-	restore_originals || true
-	apply_fail "interrupted; the unapply of $TREE was finished first"
-}
-
-apply_do_status() {
-	local p v d missing
-	if [ -n "$(state_tombstones)" ] || state_in_txn; then
-		apply_say "interrupted $(state_txn) (run make apply or make unapply to recover)"
-		return "$EXIT_ERROR"
-	fi
-	if [ -n "$(state_problem)" ]; then
-		apply_say "stuck: $TREE was $(state_problem)"
-		return "$EXIT_ERROR"
-	fi
-	if state_is_applied; then
-		[ "$(applied_profile "$TREE")" = default ] || apply_say "profile $(applied_profile "$TREE")"
-		for p in $(series_patches "$DATA_DIR/series"); do
-			[ -z "$(result_get "$STATE_RECORDS" patch "$p" status)" ] ||
-				printf '%-64s %s\n' "$p" "$(result_get "$STATE_RECORDS" patch "$p" text)"
-		done
-		APPLY_ERR=1 apply_topic_lines "$STATE_RECORDS"
-		p=$(state_changed_file)
-		[ -z "$p" ] || printf 'warning: %s changed after the series was applied\n' "$p"
-		missing=$(apply_missing)
-		if [ -n "$missing" ]; then
-			printf 'partial: not applied: %s\n' "$(cut -f1 <<< "$missing" | paste -sd' ')"
-			return "$EXIT_PARTIAL"
-		fi
-		return 0
-	fi
-	while IFS=$'\t' read -r p v d; do
-		case $v in
-		carry) printf '%-64s not applied (from backports/%s)\n' "$p" "$d" ;;
-		upstream) printf '%-64s already upstream: %s\n' "$p" "$d" ;;
-		n/a) printf '%-64s not applicable: %s\n' "$p" "$d" ;;
-		esac
-	done < <(plan_tree "$TREE")
-	return "$EXIT_NOTHING"
-}
-
 # apply_run CMD TREE BRANCH [--topics LIST] [--profile default|kabi]
 #   [--strict] [--force] [--records FILE] [retarget.sh verify options]
-# CMD: apply, unapply or status.  TREE and BRANCH are resolved by the
-# command (cli.sh resolve_tree).  --records copies the apply's result
-# records to FILE.  (A subshell: its traps, locks and globals are its own.)
+# The frame of make apply, unapply and status (CMD): options, the tree's
+# locks, the recovery of an interrupted command, then CMD_body of CMD's
+# module (apply.sh, unapply.sh, status.sh; loaded by the caller).  TREE and
+# BRANCH are resolved by the command (cli.sh resolve_tree).  --records
+# copies the result records to FILE.  (A subshell: its traps, locks and
+# globals are its own.)
 # shellcheck disable=SC2030,SC2031  # TREE and BRANCH: this subshell's own
 apply_run() (
-	local cmd=$1 records_to='' topics='' rc=0 why
+	local cmd=$1 topics='' rc=0
 	TREE=$2 BRANCH=$3
 	shift 3
-	STRICT=0 FORCE=0 PROFILE=default
+	declare -F "${cmd}_body" > /dev/null ||
+		usage_error "unknown command '$cmd'; use apply, unapply or status (its module loaded)"
+	STRICT=0 FORCE=0 PROFILE=default APPLY_RECORDS_TO=''
 	APPLY_VERIFY_ARGS=()
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -624,7 +621,7 @@ apply_run() (
 		--profile) PROFILE=${2-}; shift 2 ;;
 		--strict) STRICT=1; shift ;;
 		--force) FORCE=1; shift ;;
-		--records) records_to=${2-}; shift 2 ;;
+		--records) APPLY_RECORDS_TO=${2-}; shift 2 ;;
 		--arch|--llvm|--kconfig|--verify) APPLY_VERIFY_ARGS+=("$1" "${2-}"); shift 2 ;;
 		*) usage_error "apply_run: unknown option '$1'" ;;
 		esac
@@ -639,42 +636,42 @@ apply_run() (
 	APPLY_RUN=$(mktemp -d "${TMPDIR:-/tmp}/mmbk-apply.XXXXXX")
 	trap 'rm -rf "$APPLY_RUN"' EXIT
 	: > "$APPLY_RUN/records"
-	if [ "$cmd" = status ]; then lock_tree "$TREE" shared; else lock_tree "$TREE"; fi
-	if [ "$cmd" != status ]; then
-		# out/<tree name>/, .retarget/ and rejects/<tree name>/ are this
-		# command's: another tree of the same name waits
-		mkdir -p "$OUT_DIR" || die "cannot make $OUT_DIR"
-		lock_tree "$OUT_DIR/$TREE_NAME.lock"
-		why=$(state_problem)
-		[ -z "$why" ] || apply_fail "$TREE was $why"
-		why=$(state_owner_problem)
-		[ -z "$why" ] || ! state_in_txn || apply_fail "$why"
-		APPLY_RECOVERED=$(state_recover 2> "$APPLY_RUN/io.err") ||
-			apply_fail "could not recover $TREE from $STATE ($(head -n1 "$APPLY_RUN/io.err")); see the files left there"
-		case $APPLY_RECOVERED in
-		unapply) apply_say "$prog: $TREE: an earlier unapply was interrupted; finishing it" ;;
-		apply) apply_say "$prog: $TREE: an earlier apply was interrupted; restoring the tree from the kit's journal" ;;
-		drop) apply_say "$prog: $TREE: an earlier command was interrupted while it removed the kit's state; finishing it" ;;
-		esac
-	fi
+	if [ "$cmd" = status ]; then lock_tree "$TREE" shared; else apply_recover; fi
 	if [ "$cmd" != unapply ] && ! tree_is_branch "$TREE"; then
 		apply_require_known_code
 	fi
-	case $cmd in
-	apply) kit_use retarget ;;
-	unapply|status) ;;
-	*) usage_error "unknown command '$cmd'; use apply, unapply or status" ;;
-	esac
-	kit_try "apply_do_$cmd"
+	kit_try "${cmd}_body"
 	rc=$KIT_RC
 	if [ "$cmd" != status ] && state_in_txn; then
 		apply_stopped_in_txn "$cmd" "$rc"
 	fi
-	if [ -n "$records_to" ]; then
-		cp "$APPLY_RUN/records" "$records_to"
-	fi
+	[ -z "$APPLY_RECORDS_TO" ] || cp "$APPLY_RUN/records" "$APPLY_RECORDS_TO"
 	return "$rc"
 )
+
+# apply_recover: an apply or unapply locks the tree and its out/ files,
+# refuses a tree the kit cannot own, and finishes an interrupted command
+# first (APPLY_RECOVERED: apply, unapply, drop or nothing)
+# shellcheck disable=SC2031  # apply_run's subshell globals, read in it
+apply_recover() {
+	local why
+	lock_tree "$TREE"
+	# out/<tree name>/, .retarget/ and rejects/<tree name>/ are this
+	# command's: another tree of the same name waits
+	mkdir -p "$OUT_DIR" || die "cannot make $OUT_DIR"
+	lock_tree "$OUT_DIR/$TREE_NAME.lock"
+	why=$(state_problem)
+	[ -z "$why" ] || apply_fail "$TREE was $why"
+	why=$(state_owner_problem)
+	[ -z "$why" ] || ! state_in_txn || apply_fail "$why"
+	APPLY_RECOVERED=$(state_recover 2> "$APPLY_RUN/io.err") ||
+		apply_fail "could not recover $TREE from $STATE ($(head -n1 "$APPLY_RUN/io.err")); see the files left there"
+	case $APPLY_RECOVERED in
+	unapply) apply_say "$prog: $TREE: an earlier unapply was interrupted; finishing it" ;;
+	apply) apply_say "$prog: $TREE: an earlier apply was interrupted; restoring the tree from the kit's journal" ;;
+	drop) apply_say "$prog: $TREE: an earlier command was interrupted while it removed the kit's state; finishing it" ;;
+	esac
+}
 
 # apply_stopped_in_txn CMD STATUS: CMD stopped inside its transaction on a
 # failure it did not expect (errexit): the tree goes back at once, the way

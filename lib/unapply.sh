@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# unapply.sh - make unapply: take the kit's series out of a tree again,
+# restoring every file the apply changed from the kit's state (state.sh),
+# in the frame of apply.sh's apply_run (locks, recovery).  Exit codes: 0
+# done, 2 not applied, 4 refused (a file changed since the apply, without
+# FORCE=1).
+kit_use tables trees state apply
+
+# unapply_run TREE BRANCH [--force] [--records FILE]
+unapply_run() {
+	apply_run unapply "$@"
+}
+
+unapply_body() {
+	local f problem
+	if ! state_is_applied; then
+		case ${APPLY_RECOVERED:-} in
+		apply) info "$TREE: restored to its state before the interrupted apply"; return 0 ;;
+		unapply|drop) info "$TREE: kit series removed; tree restored"; return 0 ;;
+		esac
+		info "$TREE: kit series not applied; nothing to do"
+		return "$EXIT_NOTHING"
+	fi
+	problem=$(state_owner_problem)
+	[ -z "$problem" ] || apply_fail "$problem"
+	f=$(state_changed_file)
+	if [ -n "$f" ] && [ "$FORCE" != 1 ]; then
+		apply_fail "$TREE/$f changed after the series was applied; undo that change (the applied version is what quilt diff shows), or rerun with FORCE=1 to restore the original and lose it" "$EXIT_REFUSED"
+	fi
+	trap unapply_on_interrupt INT TERM HUP
+	state_begin unapply || apply_fail "cannot write in $STATE; nothing was changed"
+	restore_originals || apply_fail "could not restore every file of $TREE from $STATE; rerun make unapply to finish"
+	trap - INT TERM HUP
+	info "$TREE: kit series removed; tree restored"
+}
+
+unapply_on_interrupt() {
+	trap - INT TERM HUP
+	restore_originals || true
+	apply_fail "interrupted; the unapply of $TREE was finished first"
+}
+
