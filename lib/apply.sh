@@ -469,7 +469,7 @@ apply_plan() {
 	plan=$(plan_tree "$TREE")
 	while IFS=$'\t' read -r p v d; do
 		topic=$(topic_of "$p")
-		if ! grep -qxF "$topic" <<< "$APPLY_TOPICS"; then
+		if [[ $'\n'$APPLY_TOPICS$'\n' != *$'\n'$topic$'\n'* ]]; then
 			apply_record "$p" not-selected "not selected (TOPICS=$(printf '%s' "$APPLY_TOPICS" | paste -sd,))"
 			continue
 		fi

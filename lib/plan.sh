@@ -85,9 +85,27 @@ detect_tree() {
 	done
 }
 
-# plan_rows KIND -> "patch<TAB>arg1<TAB>arg2<TAB>arg3<TAB>reason" rows of KIND
+# plan_rows KIND -> "patch<TAB>arg1<TAB>arg2<TAB>arg3<TAB>reason" rows of KIND;
+# plan_rows KIND NUMBER -> "arg1<TAB>arg2<TAB>arg3<TAB>reason" of NUMBER's
+# rows of KIND.  Read by the shell itself (no process: the plan asks for
+# every patch); the table's fields are single-TAB separated, some empty.
 plan_rows() {
-	grep -v '^#' "$PLAN_TABLE" | awk -F'\t' -v k="$1" 'NF >= 6 && $2 == k { print $1 "\t" $3 "\t" $4 "\t" $5 "\t" $6 }'
+	local line f
+	while IFS= read -r line || [ -n "$line" ]; do
+		case $line in '#'*) continue ;; esac
+		f=()
+		while [[ $line == *$'\t'* ]]; do
+			f+=("${line%%$'\t'*}")
+			line=${line#*$'\t'}
+		done
+		f+=("$line")
+		if [ ${#f[@]} -lt 6 ] || [ "${f[1]}" != "$1" ]; then continue; fi
+		if [ $# -eq 1 ]; then
+			printf '%s\t%s\t%s\t%s\t%s\n' "${f[0]}" "${f[2]}" "${f[3]}" "${f[4]}" "${f[5]}"
+		elif [ "${f[0]}" = "$2" ]; then
+			printf '%s\t%s\t%s\t%s\n' "${f[2]}" "${f[3]}" "${f[4]}" "${f[5]}"
+		fi
+	done < "$PLAN_TABLE"
 }
 
 # plan_scope_lines FILE SCOPE -> "line<TAB>text" of FILE, or of the body of
@@ -111,7 +129,7 @@ plan_first_match() {
 
 # plan_probe_na NUMBER -> the n/a reason of the first probe that fires, if any
 plan_probe_na() {
-	local num=$1 kind file scope regex reason lines hit where
+	local num=$1 kind file scope regex reason lines hit where line
 	while IFS=$'\t' read -r kind file scope regex reason; do
 		lines=$(plan_scope_lines "$TREE/$file" "$scope")
 		hit=$(printf '%s\n' "$lines" | plan_first_match "$regex")
@@ -132,8 +150,9 @@ plan_probe_na() {
 			printf '%s (%s)\n' "$reason" "$where"
 			return ;;
 		esac
-	done < <(plan_rows na-if-present | awk -F'\t' -v n="$num" '$1 == n { print "na-if-present\t" $2 "\t" $3 "\t" $4 "\t" $5 }'
-		 plan_rows na-if-absent | awk -F'\t' -v n="$num" '$1 == n { print "na-if-absent\t" $2 "\t" $3 "\t" $4 "\t" $5 }')
+	done < <(for kind in na-if-present na-if-absent; do
+			plan_rows "$kind" "$num" | while IFS= read -r line; do printf '%s\t%s\n' "$kind" "$line"; done
+		done)
 	# no probe fired (the loop's status is that of the last probe tried)
 	return 0
 }
@@ -212,7 +231,7 @@ plan_form_fits() {
 	while IFS=$'\t' read -r file scope regex reason; do
 		grep -qxF "$file" <(patch_files "$bp") || continue
 		[ -n "$(plan_scope_lines "$TREE/$file" "$scope" | plan_first_match "$regex")" ] || return 1
-	done < <(plan_rows form-needs | awk -F'\t' -v n="${2%%-*}" '$1 == n { print $2 "\t" $3 "\t" $4 "\t" $5 }')
+	done < <(plan_rows form-needs "${2%%-*}")
 	return 0
 }
 
@@ -225,25 +244,35 @@ plan_qualifies() {
 		plan_branch_has "$b" "$name" || return 1
 		plan_form_fits "$b" "$name" || return 1
 		# the branch's form builds on DEP: the tree must have it too
-		for dep in $(plan_rows dep | awk -F'\t' -v n="${name%%-*}" '$1 == n { print $2 }'); do
+		while IFS=$'\t' read -r dep _; do
 			case ${DECISION[$dep]:-} in carry|upstream) tree_has=1 ;; *) tree_has=0 ;; esac
 			if plan_branch_has "$b" "$(plan_full_name "$dep")" && [ $tree_has = 0 ]; then
 				return 1
 			fi
-		done
+		done < <(plan_rows dep "${name%%-*}")
 	done
 }
 
 plan_full_name() {	# plan_full_name NNNN -> the upstream patch file name
-	series_patches "$DATA_DIR/series" | awk -v n="$1-" 'index($0, n) == 1 && !f++'
+	local p
+	for p in $(series_patches "$DATA_DIR/series"); do
+		case $p in "$1"-*) printf '%s\n' "$p"; return 0 ;; esac
+	done
 }
 
 # plan_group_of NNNN -> the numbers of the group NNNN belongs to (itself alone
 # when no group row names it)
 plan_group_of() {
-	local g
-	g=$(plan_rows group | awk -F'\t' -v n="$1" '!f { k = split($2, m, " "); for (i = 1; i <= k; i++) if (m[i] == n) { print $2; f = 1; break } }')
-	printf '%s\n' "${g:-$1}"
+	local members m
+	while IFS=$'\t' read -r _ members _; do
+		for m in $members; do
+			if [ "$m" = "$1" ]; then
+				printf '%s\n' "$members"
+				return 0
+			fi
+		done
+	done < <(plan_rows group)
+	printf '%s\n' "$1"
 }
 
 # plan_has_cached_tree BRANCH: the cache holds BRANCH's pristine tree (no cache,

@@ -46,13 +46,25 @@ result() {
 # result_get FILE KIND NAME FIELD -> FIELD (status, topic, seconds, text;
 # text unescaped) of the last KIND record named NAME
 result_get() {
-	local col
+	local col f1 f4 f5 f6 f7 f8 _ v=''
 	case $4 in status) col=5 ;; topic) col=6 ;; seconds) col=7 ;; text) col=8 ;;
 	*) die "result_get: unknown field '$4'" ;; esac
 	[ -f "$1" ] || return 0
-	awk -F'\t' -v k="$2" -v n="$3" -v c="$col" '$1 == k && $4 == n { v = $c } END { printf "%s", v }' "$1" |
-		if [ "$col" = 8 ]; then result_unescape; else cat; fi
-	[ "$col" = 8 ] || echo
+	# read by the shell itself (no process: make apply looks up dozens);
+	# every field but the text is non-empty ("-"), so tabs never collapse
+	while IFS=$'\t' read -r f1 _ _ f4 f5 f6 f7 f8; do
+		if [ "$f1" != "$2" ] || [ "$f4" != "$3" ]; then continue; fi
+		case $col in 5) v=$f5 ;; 6) v=$f6 ;; 7) v=$f7 ;; *) v=$f8 ;; esac
+	done < "$1"
+	if [ "$col" != 8 ]; then
+		printf '%s\n' "$v"
+	elif [ -n "$v" ]; then
+		# the escapes of result(): \\ first set aside, so "\\n" stays "\n"
+		v=${v//\\\\/$'\001'}
+		v=${v//\\n/$'\n'}
+		v=${v//\\t/$'\t'}
+		printf '%s\n' "${v//$'\001'/\\}"
+	fi
 }
 
 # result_unescape: stdin's \n \t \\ escapes undone
@@ -70,8 +82,13 @@ result_unescape() {
 
 # result_names FILE KIND [STATUS] -> names of the KIND records (with STATUS)
 result_names() {
+	local f1 f4 f5 _
 	[ -f "$1" ] || return 0
-	awk -F'\t' -v k="$2" -v s="${3:-}" '$1 == k && (s == "" || $5 == s) { print $4 }' "$1"
+	while IFS=$'\t' read -r f1 _ _ f4 f5 _; do
+		if [ "$f1" = "$2" ] && { [ -z "${3:-}" ] || [ "$f5" = "$3" ]; }; then
+			printf '%s\n' "$f4"
+		fi
+	done < "$1"
 }
 
 # kunit_dir -> tools/testing/kunit of the newest cached tree that has the

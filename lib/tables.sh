@@ -78,17 +78,32 @@ nearest_branch() {
 }
 
 # --- topics --------------------------------------------------------------
+# The topic lookups are read by the shell itself (no process): make apply
+# asks them for every patch.
 # all_topics -> topic names in the order of their first patch in ./series
 all_topics() {
-	local name
+	local name t seen=' '
 	for name in $(series_patches "$DATA_DIR/series"); do
-		topic_of "$name"
-	done | awk '!seen[$0]++'
+		t=$(topic_of "$name")
+		case $seen in *" $t "*) continue ;; esac
+		seen="$seen$t "
+		printf '%s\n' "$t"
+	done
 }
 
-# topic_of PATCH -> the topic of a patch of ./series
+# topic_of PATCH -> the topic of a patch of ./series (the first row of
+# tables/topics.table that names it; table_rows' rules)
 topic_of() {
-	table_rows "$TOPICS_TABLE" | awk -F'\t' -v p="$1" '$2 == p && !n++ { print $1 }'
+	local line w
+	while IFS= read -r line || [ -n "$line" ]; do
+		line=${line%%#*}
+		case $line in @*) continue ;; esac
+		read -ra w <<< "$line"
+		if [ "${w[1]-}" = "$1" ]; then
+			printf '%s\n' "${w[0]}"
+			return 0
+		fi
+	done < "$TOPICS_TABLE"
 }
 
 # topic_patches TOPIC -> its patches, in ./series order
@@ -100,7 +115,11 @@ topic_patches() {
 }
 
 is_topic() {
-	grep -qxF -- "$1" <<< "$(all_topics)"
+	local t
+	for t in $(all_topics); do
+		[ "$t" != "$1" ] || return 0
+	done
+	return 1
 }
 
 # check_topics LIST -> LIST (comma or blank separated) one per line,
@@ -120,7 +139,11 @@ series_file() {		# BRANCH -> the branch's quilt series
 
 # series_patches SERIESFILE -> patch names in order (comments, blanks dropped)
 series_patches() {
-	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$1" | awk '{print $1}'
+	local line w
+	while IFS= read -r line || [ -n "$line" ]; do
+		read -ra w <<< "${line%%#*}"
+		[ ${#w[@]} -eq 0 ] || printf '%s\n' "${w[0]}"
+	done < "$1"
 }
 
 # patch_upstream_id PATCHFILE -> upstream commit id from the stable header,
