@@ -3,6 +3,8 @@
 # bench-kit.sh - how long the kit itself takes, per branch (make bench-kit):
 # wall time of
 #   apply        make apply on a fresh scratch copy
+#   quilt push -a  quilt alone, the branch's series on a fresh copy (the
+#                floor of apply: no plan, no journal, no records)
 #   check cold   make check on the patched tree, its build dirs removed
 #   check warm   the same again
 #   matrix cold  make matrix BRANCHES=b, build dirs removed
@@ -89,6 +91,12 @@ bench_kit_run() (
 		mkdir -p "$(dirname "$scratch")"
 		cp -al "$BK_CACHE/trees/$b/linux" "$scratch"
 		bench_kit_step "$b" apply "" env MMBK_CACHE="$BK_CACHE" "$kit/bin/apply" --kdir "$scratch" --force
+		# the floor: quilt alone pushing the same series onto the same tree
+		# (a copy whose files the series touches are its own)
+		rm -rf "$scratch"
+		link_copy "$BK_CACHE/trees/$b/linux" "$scratch"
+		bench_kit_step "$b" "quilt push -a" "" env -C "$scratch" QUILT_PATCHES="$kit/backports/$b" \
+			QUILT_SERIES="$kit/backports/$b/series" QUILT_PC=.pc quilt --quiltrc=- push -aq --fuzz=0
 		# the patched tree make check works on (made and applied here, untimed)
 		tree=$(MMBK_CACHE=$BK_CACHE "$kit/bin/tree" --variant patched "$b" 2>/dev/null | tail -n1)
 		rm -rf "$BK_CACHE/trees/$b"/build* "$BK_CACHE/work/$b/patched"/build*

@@ -13,7 +13,7 @@ import time
 
 from mmbk import ArgumentParser, Error, tables
 
-STEPS = ('apply', 'check cold', 'check warm', 'matrix cold', 'matrix warm')
+STEPS = ('apply', 'quilt push -a', 'check cold', 'check warm', 'matrix cold', 'matrix warm')
 FIX = 'name the times.tsv of make bench-kit (columns: branch step seconds kbuild_seconds rc)'
 
 
@@ -58,6 +58,14 @@ def markdown(res, branches, generated):
                 c += ' [rc %d]' % r['rc']
             cells.append(c)
         L.append('| %s | %s |' % (b, ' | '.join(cells)))
+    L += ['', 'apply against its floor, `quilt push -a` of the same series on the same tree '
+          '(what the kit adds: the plan from the code, the journal, the records):', '',
+          '| branch | apply / quilt push -a |', '|---|---|']
+    for b in branches:
+        a, q = res[b].get('apply'), res[b].get('quilt push -a')
+        ratio = '%.1fx (%.1f s / %.1f s)' % (a['seconds'] / q['seconds'], a['seconds'], q['seconds']) \
+            if a and q and q['seconds'] > 0 else '-'
+        L.append('| %s | %s |' % (b, ratio))
     L += ['', "The matrix's own split of its run (tree / apply = a fresh patched copy / check):", '',
           '| branch | matrix cold | matrix warm |', '|---|---|---|']
     for b in branches:

@@ -378,12 +378,15 @@ test_bench_kit_report() {
 		printf '6.12\tmatrix cold\t300.4\t100\t1\n'
 		printf '6.12\tmatrix cold: tree\t3.1\t-\t0\n'
 		printf '6.1\tapply\t20\t-\t0\n'
+		printf '6.1\tquilt push -a\t0.8\t-\t0\n'
 	} > "$T/bk/times.tsv"
 	run_kit kit_py bench-kit-report "$T/bk/times.tsv" "$T/bk"
 	expect_rc 0 "bench-kit-report"
-	[ "$(sed -n 's/^| \([0-9.]*\) | .*/\1/p' "$T/bk/bench-kit.md" | paste -sd' ')" = "6.1 6.12 7.2 6.1 6.12 7.2" ] ||
+	[ "$(sed -n 's/^| \([0-9.]*\) | .*/\1/p' "$T/bk/bench-kit.md" | paste -sd' ')" = "6.1 6.12 7.2 6.1 6.12 7.2 6.1 6.12 7.2" ] ||
 		fail "branches not in table order" "$(cat "$T/bk/bench-kit.md")"
-	grep -qx '| 6.12 | - | 100 s (kbuild 80 s, 80%) | - | 300 s (kbuild 100 s, 33%) \[rc 1\] | - |' "$T/bk/bench-kit.md" ||
+	grep -qx '| 6.1 | 25.0x (20.0 s / 0.8 s) |' "$T/bk/bench-kit.md" || fail "apply against quilt push -a on 6.1" "$(cat "$T/bk/bench-kit.md")"
+	grep -qx '| 7.2 | - |' "$T/bk/bench-kit.md" || fail "7.2 without a quilt time" "$(cat "$T/bk/bench-kit.md")"
+	grep -qx '| 6.12 | - | - | 100 s (kbuild 80 s, 80%) | - | 300 s (kbuild 100 s, 33%) \[rc 1\] | - |' "$T/bk/bench-kit.md" ||
 		fail "6.12's row" "$(cat "$T/bk/bench-kit.md")"
 	grep -qx '| 6.12 | tree 3 s | - |' "$T/bk/bench-kit.md" || fail "the matrix's split of 6.12"
 	/usr/bin/python3 -c 'import json, sys
@@ -393,5 +396,5 @@ assert b["6.12"]["matrix cold"]["rc"] == 1' "$T/bk/bench-kit.json" || fail "benc
 	printf '6.1\tapply\ttwenty\t-\t0\n' >> "$T/bk/times.tsv"
 	run_kit kit_py bench-kit-report "$T/bk/times.tsv" "$T/bk"
 	expect_rc 64 "bench-kit-report of a bad row"
-	expect_one_line_error 'times.tsv:7: not "branch step seconds kbuild_seconds rc"'
+	expect_one_line_error 'times.tsv:8: not "branch step seconds kbuild_seconds rc"'
 }
