@@ -24,6 +24,7 @@ RECIPES=$TABLES_DIR/recipes.table
 SPATCH_OPTS="--very-quiet --no-includes --include-headers --macro-file $COCCI_DIR/macros.h -D patch"
 
 # rg_init TMP SRC LABEL BPDIR: check the tools, make the scratch layout
+# (BPDIR "-": none yet, rg_bpdir sets it before the first patch)
 rg_init() {
 	RG_TMP=$1 RG_SRC=$2 RG_LABEL=$3 RG_BPDIR=$4 RG_REF=$1/ref
 	[ -f "$RECIPES" ] || die "no recipe table $RECIPES"

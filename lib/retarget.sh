@@ -471,7 +471,8 @@ retarget_run() (
 	rm -rf "$RETARGET_DEST/work"
 	mkdir -p "$RETARGET_DEST/work"
 	exec 2> >(tee "$RETARGET_DEST/retarget.log" >&2)
-	rg_init "$RETARGET_DEST/work/scratch" "$RETARGET_TREE" "$RETARGET_TREE_NAME" "$DATA_DIR/backports/${branch:-$DEFAULT_BRANCH}"
+	# each patch's own branch series is set per patch (rg_bpdir)
+	rg_init "$RETARGET_DEST/work/scratch" "$RETARGET_TREE" "$RETARGET_TREE_NAME" -
 	: > "$RETARGET_DEST/series.new"
 	: > "$RETARGET_DEST/results.new"
 	for entry in "${RETARGET_LIST[@]}"; do

@@ -74,3 +74,24 @@ test_state_dir_owned_by_state_sh() {
 	printf '\nf() {\n\t[ -f "$STATE/txn" ]\n}\n' >> "$k/lib/apply.sh"
 	[ -n "$(state_paths_outside "$k")" ] || fail "a read of the txn mark in apply.sh was not caught"
 }
+
+# default_branch_below KITDIR: lines of KITDIR/lib outside tables.sh (which
+# defines it) and cli.sh (which resolves the command's tree) that use the
+# default branch
+default_branch_below() {
+	grep -n 'DEFAULT_BRANCH' "$1"/lib/*.sh | grep -v '^[^:]*/lib/\(tables\|cli\)\.sh:' || true
+}
+
+# the default branch is the command's choice (cli.sh resolve_tree, bin/):
+# no module below falls back to it; caught in a copy of the library with
+# retarget.sh's old fallback
+test_no_default_branch_below_the_commands() {
+	local k=$T/default-kit bad
+	bad=$(default_branch_below "$KIT_DIR")
+	[ -z "$bad" ] || fail "a module below the commands falls back to the default branch" "$bad"
+	mkdir -p "$k"
+	cp -r "$KIT_DIR/lib" "$k/"
+	# shellcheck disable=SC2016  # the text of a shell line
+	printf '\nf() {\n\techo "${branch:-$DEFAULT_BRANCH}"\n}\n' >> "$k/lib/retarget.sh"
+	[ -n "$(default_branch_below "$k")" ] || fail "a fallback to the default branch in retarget.sh was not caught"
+}
