@@ -28,13 +28,35 @@ branch_field() {
 	rt) col=6 ;; role) col=7 ;; overlay) col=8 ;;
 	*) die "branch_field: unknown column '$2'" ;;
 	esac
-	table_rows "$BRANCHES_TABLE" | awk -F'\t' -v b="$1" -v c="$col" '$1 == b { print $c }'
+	[ -n "${TABLES_BRANCH[$1]-}" ] || return 0
+	local -a w
+	IFS=$'\t' read -ra w <<< "${TABLES_BRANCH[$1]}"
+	printf '%s\n' "${w[col - 1]-}"
+}
+
+# tables_read_branches: the branch table, read once by the shell when the
+# module loads (every command does): TABLES_BRANCH[branch] is its row
+# (table_rows' rules, TAB separated), SUPPORTED_BRANCHES in table order,
+# which is version order (tests/unit/t-tables.sh checks it), and
+# DEFAULT_BRANCH, the first whose role is "default"
+tables_read_branches() {
+	local line w IFS
+	while IFS= read -r line || [ -n "$line" ]; do
+		line=${line%%#*}
+		case $line in @*) continue ;; esac
+		IFS=$' \t' read -ra w <<< "$line"
+		[ ${#w[@]} -gt 0 ] || continue
+		IFS=$'\t'
+		TABLES_BRANCH[${w[0]}]="${w[*]}"
+		SUPPORTED_BRANCHES+="${SUPPORTED_BRANCHES:+ }${w[0]}"
+		[ -n "$DEFAULT_BRANCH" ] || [ "${w[6]-}" != default ] || DEFAULT_BRANCH=${w[0]}
+	done < "$BRANCHES_TABLE"
 }
 
 [ -f "$BRANCHES_TABLE" ] || die "no branch table $BRANCHES_TABLE"
-# in table order, which is version order (tests/unit/t-tables.sh checks it)
-SUPPORTED_BRANCHES=$(table_rows "$BRANCHES_TABLE" | cut -f1 | paste -sd' ')
-DEFAULT_BRANCH=$(table_rows "$BRANCHES_TABLE" | awk -F'\t' '$7 == "default" && !n++ { print $1 }')
+declare -gA TABLES_BRANCH=()
+SUPPORTED_BRANCHES='' DEFAULT_BRANCH=''
+tables_read_branches
 NEWEST_BRANCH=${SUPPORTED_BRANCHES##* }
 
 # branches_newest_first -> the supported branches, newest first, one a line
