@@ -7,6 +7,7 @@
 # shellcheck source=tests/unit/t-drift.sh
 . "$KIT_DIR/tests/unit/t-drift.sh"
 
+test_5_10_api() { drift_case 5.10 api; }
 test_5_10_rename() { drift_case 5.10 rename; }
 test_5_10_hooks() { drift_case 5.10 hooks; }
 test_5_10_ifdef() { drift_case 5.10 ifdef; }
