@@ -61,18 +61,26 @@ state_paths_outside() {
 	grep -n -e '$STATE/' -e '${STATE}/' "$1"/lib/*.sh | grep -v '^[^:]*/lib/state\.sh:' || true
 }
 
+# rule_holds CHECK MODULE LINE BROKEN MISSED: CHECK KITDIR (the lines of a
+# library that break a rule) finds nothing in the kit (else BROKEN), and
+# finds LINE added to lib/MODULE.sh of a copy (else MISSED)
+rule_holds() {
+	local check=$1 module=$2 line=$3 k bad
+	bad=$("$check" "$KIT_DIR")
+	[ -z "$bad" ] || fail "$4" "$bad"
+	k=$(mktemp -d "$T/rule.XXXXXX")
+	cp -r "$KIT_DIR/lib" "$k/"
+	printf '\nf() {\n\t%s\n}\n' "$line" >> "$k/lib/$module.sh"
+	[ -n "$("$check" "$k")" ] || fail "$5"
+}
+
 # only state.sh names a path under $STATE (the others read STATE_SERIES,
 # STATE_RECORDS, STATE_PATCHES and its accessors); caught in a copy of the
 # library that reads the txn mark itself, as apply.sh did
 test_state_dir_owned_by_state_sh() {
-	local bad k=$T/state-kit
-	bad=$(state_paths_outside "$KIT_DIR")
-	[ -z "$bad" ] || fail "a path under the state directory outside lib/state.sh" "$bad"
-	mkdir -p "$k"
-	cp -r "$KIT_DIR/lib" "$k/"
 	# shellcheck disable=SC2016  # the text of a shell line
-	printf '\nf() {\n\t[ -f "$STATE/txn" ]\n}\n' >> "$k/lib/apply.sh"
-	[ -n "$(state_paths_outside "$k")" ] || fail "a read of the txn mark in apply.sh was not caught"
+	rule_holds state_paths_outside apply '[ -f "$STATE/txn" ]' \
+		"a path under the state directory outside lib/state.sh" "a read of the txn mark in apply.sh was not caught"
 }
 
 # default_branch_below KITDIR: lines of KITDIR/lib outside tables.sh (which
@@ -86,12 +94,7 @@ default_branch_below() {
 # no module below falls back to it; caught in a copy of the library with
 # retarget.sh's old fallback
 test_no_default_branch_below_the_commands() {
-	local k=$T/default-kit bad
-	bad=$(default_branch_below "$KIT_DIR")
-	[ -z "$bad" ] || fail "a module below the commands falls back to the default branch" "$bad"
-	mkdir -p "$k"
-	cp -r "$KIT_DIR/lib" "$k/"
 	# shellcheck disable=SC2016  # the text of a shell line
-	printf '\nf() {\n\techo "${branch:-$DEFAULT_BRANCH}"\n}\n' >> "$k/lib/retarget.sh"
-	[ -n "$(default_branch_below "$k")" ] || fail "a fallback to the default branch in retarget.sh was not caught"
+	rule_holds default_branch_below retarget 'echo "${branch:-$DEFAULT_BRANCH}"' \
+		"a module below the commands falls back to the default branch" "a fallback to the default branch in retarget.sh was not caught"
 }
