@@ -9,8 +9,19 @@ TOPICS_TABLE=$TABLES_DIR/topics.table
 
 # table_rows FILE -> the data rows of a kit table: comments, "@" settings
 # and blank lines dropped, runs of blanks squeezed to one TAB
-table_rows() {	# (one sed: it runs for every table lookup)
-	sed -E -e 's/[[:space:]]*#.*//' -e '/^@/d' -e '/^[[:space:]]*$/d' -e 's/[[:space:]]+/\t/g' "$1"
+# (the one parser of the tables' format; read by the shell itself, no
+# process: it runs for every table lookup)
+table_rows() {
+	local line w lead IFS=$'\t'
+	while IFS= read -r line || [ -n "$line" ]; do
+		line=${line%%#*}
+		case $line in @*) continue ;; esac
+		IFS=$' \t' read -ra w <<< "$line"
+		[ ${#w[@]} -gt 0 ] || continue
+		lead=''
+		case $line in [[:space:]]*) lead=$'\t' ;; esac
+		printf '%s%s\n' "$lead" "${w[*]}"
+	done < "$1"
 }
 
 # table_setting FILE NAME -> value of an "@NAME value" line
@@ -36,21 +47,17 @@ branch_field() {
 
 # tables_read_branches: the branch table, read once by the shell when the
 # module loads (every command does): TABLES_BRANCH[branch] is its row
-# (table_rows' rules, TAB separated), SUPPORTED_BRANCHES in table order,
+# (table_rows, TAB separated), SUPPORTED_BRANCHES in table order,
 # which is version order (tests/unit/t-tables.sh checks it), and
 # DEFAULT_BRANCH, the first whose role is "default"
 tables_read_branches() {
-	local line w IFS
-	while IFS= read -r line || [ -n "$line" ]; do
-		line=${line%%#*}
-		case $line in @*) continue ;; esac
-		IFS=$' \t' read -ra w <<< "$line"
-		[ ${#w[@]} -gt 0 ] || continue
-		IFS=$'\t'
-		TABLES_BRANCH[${w[0]}]="${w[*]}"
+	local row w
+	while IFS= read -r row; do
+		IFS=$'\t' read -ra w <<< "$row"
+		TABLES_BRANCH[${w[0]}]=$row
 		SUPPORTED_BRANCHES+="${SUPPORTED_BRANCHES:+ }${w[0]}"
 		[ -n "$DEFAULT_BRANCH" ] || [ "${w[6]-}" != default ] || DEFAULT_BRANCH=${w[0]}
-	done < "$BRANCHES_TABLE"
+	done < <(table_rows "$BRANCHES_TABLE")
 }
 
 [ -f "$BRANCHES_TABLE" ] || die "no branch table $BRANCHES_TABLE"
@@ -116,16 +123,13 @@ all_topics() {
 # topic_of PATCH -> the topic of a patch of ./series (the first row of
 # tables/topics.table that names it; table_rows' rules)
 topic_of() {
-	local line w
-	while IFS= read -r line || [ -n "$line" ]; do
-		line=${line%%#*}
-		case $line in @*) continue ;; esac
-		read -ra w <<< "$line"
-		if [ "${w[1]-}" = "$1" ]; then
-			printf '%s\n' "${w[0]}"
+	local topic patch _
+	while IFS=$'\t' read -r topic patch _; do
+		if [ "$patch" = "$1" ]; then
+			printf '%s\n' "$topic"
 			return 0
 		fi
-	done < "$TOPICS_TABLE"
+	done < <(table_rows "$TOPICS_TABLE")
 }
 
 # topic_patches TOPIC -> its patches, in ./series order
