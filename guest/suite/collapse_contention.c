@@ -49,13 +49,7 @@ int main(void)
 	long coll0, scans0;
 
 	ktap_header(1);
-	if (thp_setup_madvise() || read_num(KHP_SYS "/full_scans") < 0) {
-		ktap_result(-1, "collapse_under_contention", "no THP/khugepaged sysfs");
-		ktap_exit();
-	}
-	write_num(KHP_SYS "/scan_sleep_millisecs", 10);
-	write_num(KHP_SYS "/alloc_sleep_millisecs", 10);
-	write_num(KHP_SYS "/pages_to_scan", 4096);
+	khugepaged_fast_or_skip("collapse_under_contention");
 
 	for (i = 0; i < NREG; i++) {
 		reg[i] = map_aligned(PMD_SIZE_, PROT_READ | PROT_WRITE);

@@ -317,4 +317,20 @@ static inline int thp_setup_madvise(void)
 	return write_str(THP_SYS "/enabled", "madvise");
 }
 
+/*
+ * A one-case program that waits for khugepaged: THP in madvise mode,
+ * khugepaged scanning 4096 pages every 10 ms.  Without THP or khugepaged's
+ * sysfs, case @name is a skip that says so and the program ends.
+ */
+static inline void khugepaged_fast_or_skip(const char *name)
+{
+	if (thp_setup_madvise() || read_num(KHP_SYS "/full_scans") < 0) {
+		ktap_result(-1, name, "no THP/khugepaged sysfs");
+		ktap_exit();
+	}
+	write_num(KHP_SYS "/scan_sleep_millisecs", 10);
+	write_num(KHP_SYS "/alloc_sleep_millisecs", 10);
+	write_num(KHP_SYS "/pages_to_scan", 4096);
+}
+
 #endif
