@@ -81,11 +81,9 @@ apply_topics_with() {
 # ---- files and space ------------------------------------------------------
 # topic_files PATCHDIR PATCH... -> files those patches touch
 topic_files() {
-	local dir=$1 p
+	local dir=$1
 	shift
-	for p in "$@"; do
-		patch_files "$dir/$p"
-	done | sort -u
+	[ $# -eq 0 ] || patch_files "${@/#/$dir/}"
 }
 
 free_kib() {		# free_kib DIR -> KiB available to us on DIR's file system
@@ -95,10 +93,14 @@ free_kib() {		# free_kib DIR -> KiB available to us on DIR's file system
 # apply_require_space FILE...: the journal (orig + one topic's copy),
 # quilt's backups and the patched files need about four times the files
 apply_require_space() {
-	local need=0 f have
+	local need=0 f have sizes=() size
 	for f in "$@"; do
-		if [ -f "$TREE/$f" ]; then need=$((need + $(stat -c %s "$TREE/$f") / 1024 + 1)); fi
+		[ ! -f "$TREE/$f" ] || sizes+=("$TREE/$f")
 	done
+	if [ ${#sizes[@]} -gt 0 ]; then
+		sizes=("$(stat -c %s -- "${sizes[@]}")")
+		for size in ${sizes[0]}; do need=$((need + size / 1024 + 1)); done
+	fi
 	need=$((need * 4 + APPLY_SPACE_SLACK))
 	have=$(free_kib "$TREE")
 	[ "$have" -ge "$need" ] ||
@@ -115,7 +117,7 @@ apply_out_of_space() {
 # read-only is respected even by root), and write access (an immutable
 # file or directory refuses root too); a read-only mount is named as such
 apply_require_writable() {
-	local f d bad='' err why
+	local f d bad='' err why paths=("$TREE") ro
 	if ! err=$(touch "$TREE/$STATE_NAME.probe" 2>&1); then
 		case $err in
 		*"Read-only file system"*)
@@ -125,16 +127,22 @@ apply_require_writable() {
 	fi
 	rm -f "$TREE/$STATE_NAME.probe"
 	for f in "$@"; do
-		d=$(dirname "$TREE/$f")
+		[ ! -e "$TREE/$f" ] || paths+=("$TREE/$f")
+		[ ! -d "$TREE/$(file_dir "$f")" ] || paths+=("$TREE/$(file_dir "$f")")
+	done
+	# the paths whose permission bits say read-only, found at once
+	ro=$'\n'$(find "${paths[@]}" -maxdepth 0 ! -perm -u+w -print)$'\n'
+	for f in "$@"; do
+		d=$TREE/$(file_dir "$f")
 		[ -d "$d" ] || continue
-		if [ -e "$TREE/$f" ] && { [ -z "$(find "$TREE/$f" -maxdepth 0 -perm -u+w)" ] || [ ! -w "$TREE/$f" ]; }; then
+		if [ -e "$TREE/$f" ] && { [[ $ro == *$'\n'"$TREE/$f"$'\n'* ]] || [ ! -w "$TREE/$f" ]; }; then
 			bad=$f
-		elif [ -z "$(find "$d" -maxdepth 0 -perm -u+w)" ] || [ ! -w "$d" ]; then
-			bad=$(dirname "$f")/
+		elif [[ $ro == *$'\n'"$d"$'\n'* ]] || [ ! -w "$d" ]; then
+			bad=$(file_dir "$f")/
 		fi
 		[ -z "$bad" ] || break
 	done
-	if [ -z "$bad" ] && [ -z "$(find "$TREE" -maxdepth 0 -perm -u+w)" ]; then
+	if [ -z "$bad" ] && [[ $ro == *$'\n'"$TREE"$'\n'* ]]; then
 		bad=.
 	fi
 	[ -n "$bad" ] || return 0
@@ -149,7 +157,7 @@ apply_require_writable() {
 # (git trees: git status; a plain tree of the version of a cached tree:
 # compared with it), or nothing
 apply_local_change() {
-	local f pristine
+	local f pristine both=() differ=
 	if git -C "$TREE" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 		(cd "$TREE" && git --no-optional-locks status --porcelain -- "$@") |
 			awk '!n++ { print $NF }'
@@ -161,12 +169,10 @@ apply_local_change() {
 	[ "$(kernel_version "$pristine")" = "$(kernel_version "$TREE")" ] || return 0
 	[ "$(cd "$pristine" && pwd -P)" != "$(cd "$TREE" && pwd -P)" ] || return 0
 	for f in "$@"; do
-		{ [ -e "$pristine/$f" ] && [ -e "$TREE/$f" ]; } || continue
-		if ! cmp -s "$pristine/$f" "$TREE/$f"; then
-			printf '%s\n' "$f"
-			return
-		fi
+		[ ! -e "$pristine/$f" ] || [ ! -e "$TREE/$f" ] || both+=("$f")
 	done
+	[ ${#both[@]} -eq 0 ] || differ=$(differing_files "$pristine" "$TREE" "${both[@]}")
+	[ -z "$differ" ] || printf '%s\n' "${differ%%$'\n'*}"
 }
 
 # apply_file_problem PATCHDIR PATCHES FILE -> why the series cannot change
@@ -175,7 +181,7 @@ apply_file_problem() {
 	local dir=$1 patches=$2 f=$3 p
 	if [ ! -e "$TREE/$f" ] && [ ! -L "$TREE/$f" ]; then
 		for p in $patches; do
-			if grep -qxF -- "--- a/$f" "$dir/$p"; then
+			if [[ $'\n'$(<"$dir/$p")$'\n' == *$'\n'"--- a/$f"$'\n'* ]]; then
 				printf '%s is missing from the tree; restore it or leave out its topic (TOPICS=)' "$f"
 				return
 			fi
@@ -320,12 +326,13 @@ apply_land_topic() {
 	for p in "$@"; do
 		[ -f "$src/$p" ] ||
 			apply_fail "backports/$branch/$p is listed in the series but missing; restore it (git checkout) or run make regen BRANCH=$branch"
-		if ! bad=$(patch_is_wellformed "$src/$p"); then
-			for q in "$@"; do apply_record "$q" not-tried "not applied (topic $topic failed)"; done
-			apply_topic_record "$topic" failed "failed: ${src#"$DATA_DIR"/}/$p is not a well-formed patch ($bad); restore it (git checkout)"
-			return 0
-		fi
 	done
+	if ! bad=$(patch_is_wellformed "${@/#/$src/}"); then
+		p=${bad%%$'\t'*}
+		for q in "$@"; do apply_record "$q" not-tried "not applied (topic $topic failed)"; done
+		apply_topic_record "$topic" failed "failed: ${p#"$DATA_DIR"/} is not a well-formed patch (${bad#*$'\t'}); restore it (git checkout)"
+		return 0
+	fi
 	apply_push_topic "$src" "$@"
 	case $APPLY_PUSH_RC in
 	0)	for p in "$@"; do
@@ -713,8 +720,11 @@ apply_check_target() {
 # say unknown)
 # shellcheck disable=SC2031  # TREE: apply_run's, which calls this
 apply_require_known_code() {
-	local unknown
-	unknown=$(detect_tree "$TREE" | awk -F'\t' '$2 == "unknown" && !n++ { print $3 }')
+	local unknown='' detected name verdict why
+	detected=$(detect_tree "$TREE")
+	while IFS=$'\t' read -r name verdict why; do
+		[ "$verdict" != unknown ] || { unknown=$why; break; }
+	done <<< "$detected"
 	[ -z "$unknown" ] ||
 		apply_fail "KDIR=$TREE is Linux $(kernel_version "$TREE"), an unsupported branch (${unknown%%: code not found} not found); supported branches: $SUPPORTED_BRANCHES" "$EXIT_USAGE"
 }

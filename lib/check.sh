@@ -14,10 +14,11 @@ kit_use tables trees state kbuild results fetch worktree
 
 # check_touched_files -> the files the applied series changes
 check_touched_files() {
-	local name
+	local name paths=()
 	for name in $(applied_patches "$CK_TREE"); do
-		patch_files "$(applied_patch "$CK_TREE" "$name")"
-	done | sort -u
+		paths+=("$(applied_patch "$CK_TREE" "$name")")
+	done
+	[ ${#paths[@]} -eq 0 ] || patch_files "${paths[@]}"
 }
 
 # check_touched_objects -> the objects that compile them (kbuild.sh)
@@ -169,7 +170,9 @@ check_topic_of_object() {
 	local name src=${1%.o}.c
 	case $1 in *.o) ;; *) src=$1 ;; esac
 	for name in $(applied_patches "$CK_TREE"); do
-		if patch_files "$(applied_patch "$CK_TREE" "$name")" | grep -qxF "$src"; then
+		# matched by the shell: grep -q would stop reading early and fail
+		# patch_files with SIGPIPE under pipefail
+		if [[ $'\n'$(patch_files "$(applied_patch "$CK_TREE" "$name")")$'\n' == *$'\n'"$src"$'\n'* ]]; then
 			topic_of "$name"
 			return
 		fi

@@ -158,8 +158,8 @@ exp_description() {
 exp_make_patches() {
 	local repo=$1 dir=$2 base n name files=()
 	base=$(exp_base_commit "$repo")
-	mapfile -t files < <(for name in $(series_patches "$SRC_SERIES"); do
-		patch_files "$SRC_DIR/$name"; done | sort -u)
+	mapfile -t files < <(series_patches "$SRC_SERIES")
+	mapfile -t files < <(patch_files "${files[@]/#/$SRC_DIR/}")
 	exp_git_in "$repo" sparse-checkout set --no-cone "${files[@]/#//}" ||
 		die "git sparse-checkout in $repo failed"
 	exp_git_in "$repo" checkout -q -f -B "$EXP_WORK_BRANCH" "$base" || die "git checkout of the base in $repo failed"

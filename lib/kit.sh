@@ -16,7 +16,17 @@ set -o pipefail
 # the rest of the kit does (bash clears errexit there otherwise)
 shopt -s inherit_errexit
 
-KIT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# file_dir PATH -> PATH's directory, as dirname(1) gives it ("mm/ksm.c" ->
+# "mm", "Makefile" -> "."), without a process
+file_dir() {
+	local d
+	case $1 in
+	*/*) d=${1%/*}; printf '%s\n' "${d:-/}" ;;
+	*) printf '.\n' ;;
+	esac
+}
+
+KIT_DIR=$(cd "$(file_dir "${BASH_SOURCE[0]}")/.." && pwd)
 LIB_DIR=$KIT_DIR/lib
 # the kit's data (series, patches, backports, tables); the unit tests point
 # it at a synthetic kit with MMBK_DATA.  Code is always KIT_DIR's.
@@ -56,7 +66,7 @@ info() {
 
 # progress LABEL: a time-stamped line; keeps long steps visible in CI logs
 progress() {
-	printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2
+	printf '[%(%H:%M:%S)T] %s\n' -1 "$*" >&2
 }
 
 # --- the cache -------------------------------------------------------------

@@ -26,63 +26,15 @@ kit_use tables trees
 DETECT_TABLE=$TABLES_DIR/detect.table
 PLAN_TABLE=$TABLES_DIR/plan.table
 
-# function_body FILE NAME -> lines of the definition of C function NAME
-# (NAME may list alternatives, "a|b", for a function renamed upstream)
-function_body() {
-	plan_scope_lines "$1" "$2" | cut -f2-
-}
-
-# detect_rule_holds TREE FILE SCOPE EXPECT REGEX -> 0 holds, 1 fails, 2 code not found
-detect_rule_holds() {
-	local tree=$1 file=$2 scope=$3 expect=$4 regex=$5 text
-	[ -f "$tree/$file" ] || return 2
-	if [ "$scope" = - ]; then
-		text=$(cat "$tree/$file")
-	else
-		text=$(function_body "$tree/$file" "$scope")
-		[ -n "$text" ] || return 2
-	fi
-	if grep -Eq -- "$regex" <<< "$text"; then
-		[ "$expect" = present ]
-	else
-		[ "$expect" = absent ]
-	fi
-}
-
-# detect_id TREE ID -> present|absent|unknown plus the first failing rule
-detect_id() {
-	local tree=$1 id=$2 rid file scope expect regex rc verdict=present why=
-	while IFS=$'\t' read -r rid file scope expect regex; do
-		case $rid in ''|\#*) continue ;; esac
-		[ "$rid" = "$id" ] || continue
-		rc=0
-		detect_rule_holds "$tree" "$file" "$scope" "$expect" "$regex" || rc=$?
-		if [ $rc -eq 2 ]; then
-			printf 'unknown\t%s\n' "$file:${scope}: code not found"
-			return
-		elif [ $rc -ne 0 ] && [ $verdict = present ]; then
-			verdict=absent
-			why="$file:$scope: expected $expect /$regex/"
-		fi
-	done < "$DETECT_TABLE"
-	printf '%s\t%s\n' "$verdict" "$why"
-}
-
-# detect_has_rules ID
-detect_has_rules() {
-	grep -q "^$1	" "$DETECT_TABLE"
-}
-
-
-# detect_tree TREE -> "patch<TAB>verdict<TAB>why" lines (see the top)
+# detect_tree TREE -> "patch<TAB>verdict<TAB>why" lines (see the top): the
+# rules of every patch of the series judged by one awk (detect.awk)
 detect_tree() {
-	local tree=$1 name id
+	local tree=$1 name id list=
 	for name in $(series_patches "$DATA_DIR/series"); do
 		id=$(patch_upstream_id "$DATA_DIR/patches/$name")
-		id=${id:0:12}
-		{ [ -n "$id" ] && detect_has_rules "$id"; } || continue
-		printf '%s\t%s\n' "$name" "$(detect_id "$tree" "$id")"
+		[ -z "$id" ] || list+="$name=${id:0:12} "
 	done
+	awk -f "$LIB_DIR/scope.awk" -f "$LIB_DIR/detect.awk" -v tree="$tree" -v patches="$list" "$DETECT_TABLE"
 }
 
 # plan_rows KIND -> "patch<TAB>arg1<TAB>arg2<TAB>arg3<TAB>reason" rows of KIND;
@@ -108,31 +60,23 @@ plan_rows() {
 	done < "$PLAN_TABLE"
 }
 
-# plan_scope_lines FILE SCOPE -> "line<TAB>text" of FILE, or of the body of
-# function SCOPE ("a|b" alternatives) in FILE; nothing if it is missing
-plan_scope_lines() {
-	[ -f "$1" ] || return 0
-	awk -v name="$2" '
-		name == "-" { print NR "\t" $0; next }
-		!inside && ($0 ~ "^(" name ")\\(" || $0 ~ "^[a-zA-Z].*[ *](" name ")\\(") &&
-		    $0 !~ /;[ \t]*$/ { inside = 1 }
-		inside { print NR "\t" $0 }
-		inside && /^}/ { exit }
-	' "$1"
-}
-
-# plan_first_match REGEX < plan_scope_lines output -> the line number of the first
-# line whose text matches REGEX
-plan_first_match() {
-	awk -v re="$1" '!f { n = index($0, "\t"); if (n && substr($0, n + 1) ~ re) { print substr($0, 1, n - 1); f = 1 } }'
+# plan_scope_match FILE SCOPE REGEX -> "START<TAB>HIT": the first line of
+# SCOPE in FILE and the first line of it that matches REGEX, each empty if
+# there is none (one awk, scope.awk)
+plan_scope_match() {
+	if [ -f "$1" ]; then
+		awk -f "$LIB_DIR/scope.awk" -v match_scope="$2" -v first_match="$3" "$1"
+	else
+		printf '\t\n'
+	fi
 }
 
 # plan_probe_na NUMBER -> the n/a reason of the first probe that fires, if any
 plan_probe_na() {
-	local num=$1 kind file scope regex reason lines hit where line
+	local num=$1 kind file scope regex reason start hit where line found
 	while IFS=$'\t' read -r kind file scope regex reason; do
-		lines=$(plan_scope_lines "$TREE/$file" "$scope")
-		hit=$(printf '%s\n' "$lines" | plan_first_match "$regex")
+		found=$(plan_scope_match "$TREE/$file" "$scope" "$regex")
+		IFS=$'\t' read -r start hit <<< "$found"
 		case $kind in
 		na-if-present)
 			[ -n "$hit" ] && { printf '%s (%s:%s)\n' "$reason" "$file" "$hit"; return; } ;;
@@ -140,12 +84,12 @@ plan_probe_na() {
 			[ -z "$hit" ] || continue
 			if [ ! -f "$TREE/$file" ]; then
 				where="$file does not exist"
-			elif [ -z "$lines" ]; then
+			elif [ -z "$start" ]; then
 				where="$file has no $scope()"
 			elif [ "$scope" = - ]; then
 				where="$file has no /$regex/"
 			else
-				where="$file:${lines%%$'\t'*}: $scope() has no /$regex/"
+				where="$file:$start: $scope() has no /$regex/"
 			fi
 			printf '%s (%s)\n' "$reason" "$where"
 			return ;;
@@ -169,8 +113,8 @@ plan_evidence() {
 		where=$file
 		[ "$scope" = - ] || where="$file:$scope()"
 		if [ "$expect" = present ]; then
-			hit=$(plan_scope_lines "$TREE/$file" "$scope" | plan_first_match "$regex")
-			out+=("$file:$hit has /$regex/")
+			hit=$(plan_scope_match "$TREE/$file" "$scope" "$regex")
+			out+=("$file:${hit#*$'\t'} has /$regex/")
 		else
 			out+=("$where has no /$regex/")
 		fi
@@ -182,8 +126,10 @@ plan_evidence() {
 
 # plan_branch_has BRANCH NAME: the branch carries NAME or has it upstream
 plan_branch_has() {
-	grep -qxF "$2" <(series_patches "$(series_file "$1")") ||
-		grep -qE "^# $2: already upstream" "$(series_file "$1")"
+	local series
+	series=$(<"$(series_file "$1")")
+	[[ $'\n'$(series_patches "$(series_file "$1")")$'\n' == *$'\n'"$2"$'\n'* ||
+		$'\n'$series == *$'\n'"# $2: already upstream"* ]]
 }
 
 # plan_states BRANCH: the branch's series applied step by step to a copy of the
@@ -226,11 +172,12 @@ plan_score() {
 # plan_form_fits BRANCH NAME: the tree has the code that BRANCH's backport
 # of NAME changes, where a form-needs row names it
 plan_form_fits() {
-	local file scope regex reason bp=$DATA_DIR/backports/$1/$2
+	local file scope regex reason hit bp=$DATA_DIR/backports/$1/$2
 	[ -f "$bp" ] || return 0	# upstream on the branch: no form of its own
 	while IFS=$'\t' read -r file scope regex reason; do
-		grep -qxF "$file" <(patch_files "$bp") || continue
-		[ -n "$(plan_scope_lines "$TREE/$file" "$scope" | plan_first_match "$regex")" ] || return 1
+		[[ $'\n'$(patch_files "$bp")$'\n' == *$'\n'"$file"$'\n'* ]] || continue
+		hit=$(plan_scope_match "$TREE/$file" "$scope" "$regex")
+		[ -n "${hit#*$'\t'}" ] || return 1
 	done < <(plan_rows form-needs "${2%%-*}")
 	return 0
 }
@@ -317,14 +264,14 @@ plan_choose() {
 # plan_same_as_branch -> the branch of TREE's version when every file its series
 # touches is byte for byte that branch's cached file (no scoring needed)
 plan_same_as_branch() {
-	local b src f
+	local b src names=()
 	b=$(nearest_branch "$(kernel_version "$TREE")")
 	[ -n "$b" ] && [ -f "$(series_file "$b")" ] && plan_has_cached_tree "$b" || return 0
 	src=$(pristine_dir "$b")
 	[ -d "$src" ] || return 0
-	for f in $(for n in $(series_patches "$(series_file "$b")"); do patch_files "$DATA_DIR/backports/$b/$n"; done | sort -u); do
-		cmp -s "$src/$f" "$TREE/$f" || return 0
-	done
+	mapfile -t names < <(series_patches "$(series_file "$b")")
+	mapfile -t names < <(patch_files "${names[@]/#/$DATA_DIR/backports/$b/}")
+	[ ${#names[@]} -eq 0 ] || [ -z "$(differing_files "$src" "$TREE" "${names[@]}")" ] || return 0
 	printf '%s\n' "$b"
 }
 
@@ -333,19 +280,22 @@ plan_same_as_branch() {
 # (a subshell: its work directory and globals are its own)
 plan_tree() (
 	local name num verdict why reason detected g member need b
+	local -A detected_verdict=() detected_why=()
 	TREE=$1
 	TREE_VERSION=$(kernel_version "$TREE")
 	TREE_VERSION=${TREE_VERSION%.*}
 	WORK=$(mktemp -d "${TMPDIR:-/tmp}/plan.XXXXXX")
 	trap 'rm -rf "$WORK"' EXIT
 	detected=$(detect_tree "$TREE")
+	while IFS=$'\t' read -r name verdict why; do
+		[ -z "$name" ] || detected_verdict[$name]=$verdict detected_why[$name]=$why
+	done <<< "$detected"
 	SAME_AS=$(plan_same_as_branch)
 	declare -gA DECISION WHY SOURCE
 	for name in $(series_patches "$DATA_DIR/series"); do
 		num=${name%%-*}
 		reason=$(plan_probe_na "$num")
-		IFS=$'\t' read -r verdict why < <(printf '%s\n' "$detected" |
-			awk -F'\t' -v n="$name" '$1 == n { print $2 "\t" $3; f = 1 } END { if (!f) print "absent\t" }')
+		verdict=${detected_verdict[$name]:-absent} why=${detected_why[$name]:-}
 		if [ -n "$reason" ]; then
 			DECISION[$num]=n/a WHY[$num]=$reason
 		elif [ "$verdict" = present ]; then

@@ -171,10 +171,10 @@ state_problem() {
 
 # state_owner_problem -> why this user cannot change the state ("" if it can)
 state_owner_problem() {
-	local owner
+	local uid owner
 	[ -d "$STATE" ] || return 0
-	owner=$(stat -c %U "$STATE")
-	if [ "$(stat -c %u "$STATE")" != "$(id -u)" ] && [ "$(id -u)" != 0 ]; then
+	read -r uid owner <<< "$(stat -c '%u %U' "$STATE")"
+	if [ "$uid" != "$EUID" ] && [ "$EUID" != 0 ]; then
 		printf '%s is owned by %s; run the command as %s (or as root)' "$STATE" "$owner" "$owner"
 	elif [ ! -w "$STATE" ] || ! touch "$STATE/.probe" 2>/dev/null; then
 		printf '%s is not writable (read-only or immutable); make it writable (chmod -R u+w, chattr -i) and rerun' "$STATE"
@@ -188,7 +188,9 @@ file_sig() {
 	if [ -L "$1" ]; then
 		printf 'link %s\n' "$(readlink "$1")"
 	elif [ -f "$1" ]; then
-		printf 'file %s\n' "$(sha256sum < "$1" | cut -d' ' -f1)"
+		local sum
+		sum=$(sha256sum < "$1")
+		printf 'file %s\n' "${sum%% *}"
 	else
 		printf 'absent\n'
 	fi
@@ -196,7 +198,9 @@ file_sig() {
 
 # state_write NAME: stdin becomes STATE/NAME, published by rename
 state_write() {
-	cat > "$STATE/$1.tmp" && mv "$STATE/$1.tmp" "$STATE/$1"
+	local data=''
+	IFS= read -r -d '' data || true		# all of stdin (read stops at its end)
+	printf '%s' "$data" > "$STATE/$1.tmp" && mv "$STATE/$1.tmp" "$STATE/$1"
 }
 
 # --- the transaction ------------------------------------------------------
@@ -207,7 +211,7 @@ state_begin() {
 		mkdir -p "$STATE/orig" || return 1
 		[ -f "$STATE/orig/.absent" ] || : > "$STATE/orig/.absent" || return 1
 	fi
-	printf '%s %s %s\n' "$1" "$$" "$(date -u +%FT%TZ)" | state_write txn || return 1
+	TZ=UTC printf '%s %s %(%FT%TZ)T\n' "$1" "$$" -1 | state_write txn || return 1
 	state_point "begin-$1"
 }
 
@@ -221,15 +225,20 @@ state_commit() {
 # save_originals FILE...: make sure orig/ holds FILE as it is before its
 # first change (a copy published by rename, so a kill leaves no half file)
 save_originals() {
-	local f o=$STATE/orig
+	local f o=$STATE/orig dirs=() absent=$'\n'
+	[ ! -f "$o/.absent" ] || absent+=$(<"$o/.absent")$'\n'
 	for f in "$@"; do
-		[ -e "$o/$f" ] || [ -L "$o/$f" ] || grep -qxF -- "$f" "$o/.absent" && continue
+		dirs+=("$o/$(file_dir "$f")")
+	done
+	[ $# -eq 0 ] || mkdir -p "${dirs[@]}" || return 1
+	for f in "$@"; do
+		[ -e "$o/$f" ] || [ -L "$o/$f" ] || [[ $absent == *$'\n'"$f"$'\n'* ]] && continue
 		if [ -e "$STATE_TREE/$f" ] || [ -L "$STATE_TREE/$f" ]; then
-			mkdir -p "$o/$(dirname "$f")" &&
-				cp -a "$STATE_TREE/$f" "$o/$f.kit-tmp" &&
+			cp -a "$STATE_TREE/$f" "$o/$f.kit-tmp" &&
 				mv "$o/$f.kit-tmp" "$o/$f" || return 1
 		else
 			printf '%s\n' "$f" >> "$o/.absent" || return 1
+			absent+=$f$'\n'
 		fi
 		state_point save-original || return 1
 	done
@@ -239,15 +248,27 @@ save_originals() {
 # outputs next to a touched file, quilt's temporary directories at the top,
 # our own .kit-tmp/.kit-restore files; only those newer than the txn mark
 stray_files() {
-	local f list=
+	local f saved='' name
+	local -A stray_dirs=() stray_names=()
 	[ -f "$STATE/txn" ] || return 0
-	list=$( { [ -d "$STATE/orig" ] && (cd "$STATE/orig" && find . ! -type d ! -name .absent -printf '%P\n');
-		  cat "$STATE/orig/.absent" 2>/dev/null; } | sed 's/\.kit-tmp$//' | sort -u)
-	for f in $list; do
-		find "$STATE_TREE/$(dirname "$f")" -maxdepth 1 -newer "$STATE/txn" \
-			\( -name "$(basename "$f").o??????" -o -name "$(basename "$f").kit-restore" \
-			   -o -name "$(basename "$f").kit-tmp" \) -print 2>/dev/null
+	if [ -d "$STATE/orig" ]; then
+		saved=$(cd "$STATE/orig" && find . ! -type d ! -name .absent -printf '%P\n')
+		[ ! -f "$STATE/orig/.absent" ] || saved+=$'\n'$(<"$STATE/orig/.absent")
+	fi
+	for f in $saved; do
+		f=${f%.kit-tmp}
+		stray_dirs[$STATE_TREE/$(file_dir "$f")]=1
+		stray_names[${f##*/}]=1
 	done
+	# one find for them all: the patterns of every saved file's name in
+	# the directories of all of them
+	if [ ${#stray_names[@]} -gt 0 ]; then
+		local expr=()
+		for name in "${!stray_names[@]}"; do
+			expr+=(-o -name "$name.o??????" -o -name "$name.kit-restore" -o -name "$name.kit-tmp")
+		done
+		find "${!stray_dirs[@]}" -maxdepth 1 -newer "$STATE/txn" \( "${expr[@]:1}" \) -print 2>/dev/null || true
+	fi
 	find "$STATE_TREE" -maxdepth 1 -type d -name 'quilt??????' -newer "$STATE/txn" -print 2>/dev/null
 	return 0
 }
@@ -270,17 +291,23 @@ state_tombstones() {
 # series created, remove stray temporary files, drop the state.  Used to roll
 # back an apply and to do an unapply; safe to rerun after being killed.
 restore_originals() {
-	local o=$STATE/orig f
+	local o=$STATE/orig f saved dirs
 	while IFS= read -r f; do
 		[ -n "$f" ] && rm -rf -- "$f"
 	done < <(stray_files)
 	if [ -d "$o" ]; then
+		saved=$(cd "$o" && find . ! -type d ! -name .absent -printf '%P\n') || return 1
+		dirs=()
 		while IFS= read -r f; do
+			[ -z "$f" ] || dirs+=("$STATE_TREE/$(file_dir "$f")")
+		done <<< "$saved"
+		[ ${#dirs[@]} -eq 0 ] || mkdir -p "${dirs[@]}" || return 1
+		while IFS= read -r f; do
+			[ -n "$f" ] || continue
 			case $f in *.kit-tmp) rm -f -- "$o/$f"; continue ;; esac
-			mkdir -p "$STATE_TREE/$(dirname "$f")"
 			mv -f -- "$o/$f" "$STATE_TREE/$f" || return 1
 			state_point restore-original || return 1
-		done < <(cd "$o" && find . ! -type d ! -name .absent -printf '%P\n')
+		done <<< "$saved"
 		while IFS= read -r f; do
 			[ -z "$f" ] || rm -f -- "$STATE_TREE/$f" || return 1
 		done < "$o/.absent"
@@ -311,16 +338,20 @@ state_recover() {
 # --- one topic ---------------------------------------------------------------
 # state_snapshot FILE...: the topic's files, quilt state and series before it
 state_snapshot() {
-	local j=$STATE/journal f
+	local j=$STATE/journal f present=()
 	rm -rf "$j"
 	mkdir -p "$j/pre" && : > "$j/pre.absent" || return 1
 	for f in "$@"; do
 		if [ -e "$STATE_TREE/$f" ]; then
-			mkdir -p "$j/pre/$(dirname "$f")" && cp -a "$STATE_TREE/$f" "$j/pre/$f" || return 1
+			present+=("$f")
 		else
 			printf '%s\n' "$f" >> "$j/pre.absent" || return 1
 		fi
 	done
+	# one copy of them all (the snapshot counts once "complete" is there)
+	if [ ${#present[@]} -gt 0 ]; then
+		(cd "$STATE_TREE" && cp -a --parents -- "${present[@]}" "$j/pre/") || return 1
+	fi
 	if [ -d "$STATE/pc" ]; then cp -a "$STATE/pc" "$j/pc.pre" || return 1; fi
 	if [ -f "$STATE/series" ]; then cp "$STATE/series" "$j/series.pre" || return 1; fi
 	touch "$j/complete"

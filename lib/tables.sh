@@ -90,9 +90,12 @@ require_branch() {
 		usage_error "unsupported branch '$1'; set BRANCH= to one of: $SUPPORTED_BRANCHES"
 }
 
-# branch_number BRANCH -> comparable number ("6.12" -> 6012)
+# branch_number BRANCH -> comparable number ("6.12" -> 6012); the shell's
+# own arithmetic (nearest_branch asks it for every branch)
 branch_number() {
-	awk -v b="$1" 'BEGIN { split(b, v, "."); print v[1] * 1000 + v[2] }'
+	local major minor
+	IFS=. read -r major minor _ <<< "$1"
+	printf '%d\n' "$(( 10#${major:-0} * 1000 + 10#${minor:-0} ))"
 }
 
 # nearest_branch VERSION -> the newest supported branch not newer than
@@ -175,9 +178,17 @@ series_patches() {
 # patch_upstream_id PATCHFILE -> upstream commit id from the stable header,
 # "Git-commit:" tag, or the format-patch "From <sha>" line
 patch_upstream_id() {
-	sed -nE -e 's/^commit ([0-9a-f]{12,40}) upstream\.$/\1/p' \
-		-e 's/^Git-commit: ([0-9a-f]{12,40}).*/\1/p' \
-		-e 's/^From ([0-9a-f]{40}) .*/\1/p' "$1" | sed -n 1p
+	local line
+	local commit='^commit ([0-9a-f]{12,40}) upstream\.$' tag='^Git-commit: ([0-9a-f]{12,40})'
+	local from='^From ([0-9a-f]{40}) '
+	# the first such line, read by the shell (detect_tree asks it for
+	# every patch)
+	while IFS= read -r line; do
+		if [[ $line =~ $commit || $line =~ $tag || $line =~ $from ]]; then
+			printf '%s\n' "${BASH_REMATCH[1]}"
+			return 0
+		fi
+	done < "$1"
 }
 
 # patch_subject PATCHFILE -> the subject, folded lines joined, "[PATCH]" dropped
@@ -191,9 +202,30 @@ patch_subject() {
 	}' "$1"
 }
 
-# patch_files PATCHFILE -> files the patch touches (relative to the tree top)
+# patch_files PATCHFILE... -> files the patches touch (relative to the tree
+# top), sorted, each once
 patch_files() {
-	awk '/^\+\+\+ / { f = $2; sub(/^b\//, "", f); sub(/\t.*/, "", f); if (f != "/dev/null") print f }' "$1" | sort -u
+	local line f i n p sorted=()
+	for p in "$@"; do
+		[ -f "$p" ] || { printf 'patch_files: no patch %s\n' "$p" >&2; return 1; }
+	done
+	# read by the shell (make apply asks it for every patch of every topic);
+	# the names sorted and unique, as sort -u would give them
+	while IFS= read -r line; do
+		[[ $line == '+++ '* ]] || continue
+		f=${line#+++ }
+		f=${f#"${f%%[! ]*}"}
+		f=${f%%[$'\t' ]*}
+		f=${f#b/}
+		[ "$f" != /dev/null ] || continue
+		n=${#sorted[@]}
+		for ((i = 0; i < n; i++)); do
+			[[ $f > ${sorted[i]} ]] || break
+		done
+		[ "$i" -lt "$n" ] && [ "${sorted[i]}" = "$f" ] && continue
+		sorted=("${sorted[@]:0:i}" "$f" "${sorted[@]:i}")
+	done < <(for p in "$@"; do printf '%s\n' "$(<"$p")"; done)
+	[ ${#sorted[@]} -eq 0 ] || printf '%s\n' "${sorted[@]}"
 }
 
 # patch_header PATCHFILE -> everything up to and including the first '---'
@@ -207,21 +239,33 @@ patch_header_end() {
 	awk '/^---$/ { print NR; f = 1; exit } END { if (!f) print NR }' "$1"
 }
 
-# patch_is_wellformed PATCHFILE: the file is a patch: at least one hunk,
-# every hunk's line counts match its header ("---"/"+++" pairs, "@@ -a,b
-# +c,d @@"); prints what is wrong otherwise
+# patch_is_wellformed PATCHFILE...: each file is a patch: at least one
+# hunk, every hunk's line counts match its header ("---"/"+++" pairs,
+# "@@ -a,b +c,d @@"); otherwise prints "FILE<TAB>what is wrong" for the
+# first that is not, status 1 (one process for a topic's patches)
 patch_is_wellformed() {
+	local p
+	for p in "$@"; do	# awk sees no line of an empty file
+		[ -s "$p" ] || { printf '%s\tno hunk in it\n' "$p"; return 1; }
+	done
 	awk '
-		function bad(m) { print m; err = 1; exit 1 }
+		function bad(m) { print cur "\t" m; err = 1; exit 1 }
+		function done() {
+			if (inhunk) bad("the hunk at line " start " is cut short")
+			if (!hunks) bad("no hunk in it")
+			inhunk = minus = files = hunks = 0
+		}
+		FNR == 1 && NR > 1 { done() }
+		{ cur = FILENAME }
 		/^--- / && !inhunk { minus = 1; next }
-		/^\+\+\+ / && !inhunk { if (!minus) bad("line " NR ": +++ without ---"); files++; minus = 0; next }
+		/^\+\+\+ / && !inhunk { if (!minus) bad("line " FNR ": +++ without ---"); files++; minus = 0; next }
 		/^@@ / {
-			if (inhunk) bad("line " NR ": hunk starts before the previous one (line " start ") is complete")
-			if (!files) bad("line " NR ": hunk before any file header")
-			if (!match($0, /^@@ -[0-9]+(,[0-9]+)? \+[0-9]+(,[0-9]+)? @@/)) bad("line " NR ": malformed hunk header")
+			if (inhunk) bad("line " FNR ": hunk starts before the previous one (line " start ") is complete")
+			if (!files) bad("line " FNR ": hunk before any file header")
+			if (!match($0, /^@@ -[0-9]+(,[0-9]+)? \+[0-9]+(,[0-9]+)? @@/)) bad("line " FNR ": malformed hunk header")
 			split($2, a, ","); split($3, b, ",")
 			old = (a[2] == "" ? 1 : a[2]) + 0; new = (b[2] == "" ? 1 : b[2]) + 0
-			inhunk = (old + new > 0); start = NR; hunks++; next
+			inhunk = (old + new > 0); start = FNR; hunks++; next
 		}
 		inhunk {
 			c = substr($0, 1, 1)
@@ -229,13 +273,12 @@ patch_is_wellformed() {
 			else if (c == "-") old--
 			else if (c == "+") new--
 			else if (c == "\\") next
-			else bad("line " NR ": a hunk (line " start ") ends early")
-			if (old < 0 || new < 0) bad("line " NR ": more lines than the hunk header (line " start ") says")
+			else bad("line " FNR ": a hunk (line " start ") ends early")
+			if (old < 0 || new < 0) bad("line " FNR ": more lines than the hunk header (line " start ") says")
 			if (old == 0 && new == 0) inhunk = 0
 		}
-		END { if (err) exit 1; if (inhunk) { print "the hunk at line " start " is cut short"; exit 1 }
-		      if (!hunks) { print "no hunk in it"; exit 1 } }
-	' "$1"
+		END { if (err) exit 1; done() }
+	' "$@"
 }
 
 # patch_diffstat PATCHFILE -> git format-patch style diffstat of the diff in PATCHFILE

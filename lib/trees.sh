@@ -9,18 +9,27 @@ kit_use tables
 # --- what a tree is ------------------------------------------------------
 # kernel_version DIR -> "VERSION.PATCHLEVEL.SUBLEVEL" from the top-level Makefile
 kernel_version() {
-	awk -F' *= *' '
-		$1 == "VERSION"    { v = $2 }
-		$1 == "PATCHLEVEL" { p = $2 }
-		$1 == "SUBLEVEL"   { s = $2 }
-		v != "" && p != "" && s != "" { print v "." p "." s; exit }
-	' "$1/Makefile"
+	local key eq val v='' p='' s=''
+	# the three assignments open every kernel's top-level Makefile; read by
+	# the shell (make apply asks it several times)
+	while read -r key eq val; do
+		[ "$eq" = = ] || continue
+		case $key in
+		VERSION) v=$val ;;
+		PATCHLEVEL) p=$val ;;
+		SUBLEVEL) s=$val ;;
+		esac
+		if [ -n "$v" ] && [ -n "$p" ] && [ -n "$s" ]; then
+			printf '%s.%s.%s\n' "$v" "$p" "$s"
+			return 0
+		fi
+	done < "$1/Makefile"
 }
 
 # is_kernel_tree DIR: a top-level kernel Makefile plus the files the kit touches
 is_kernel_tree() {
 	[ -f "$1/Makefile" ] && [ -f "$1/mm/khugepaged.c" ] && [ -f "$1/mm/ksm.c" ] &&
-		grep -q '^PATCHLEVEL *=' "$1/Makefile"
+		[ -n "$(kernel_version "$1")" ]
 }
 
 # not_a_tree DIR ARG: the one message for a directory that is no kernel tree
@@ -42,6 +51,27 @@ tree_dir() {
 	fi
 	(cd "$path" 2>/dev/null && pwd) ||
 		usage_error "KDIR=$arg cannot be entered (permissions); make it readable or point KDIR= elsewhere"
+}
+
+# differing_files A B FILE... -> the FILEs (in the order given) whose
+# content differs between directories A and B, or that one of them lacks;
+# one sha256sum for them all
+differing_files() {
+	local a=$1 b=$2 f sum path sums='' both=()
+	local -A digest=()
+	shift 2
+	for f in "$@"; do
+		[ ! -f "$a/$f" ] || [ ! -f "$b/$f" ] || both+=("$a/$f" "$b/$f")
+	done
+	[ ${#both[@]} -eq 0 ] || sums=$(sha256sum -- "${both[@]}")
+	while read -r sum path; do
+		[ -z "$path" ] || digest[$path]=$sum
+	done <<< "$sums"
+	for f in "$@"; do
+		if [ -z "${digest[$a/$f]:-}" ] || [ "${digest[$a/$f]}" != "${digest[$b/$f]:-}" ]; then
+			printf '%s\n' "$f"
+		fi
+	done
 }
 
 # tree_branch DIR -> branch whose series the tree gets: its own, or for a

@@ -92,19 +92,25 @@ test_immutable_file_named() {
 }
 
 test_state_of_another_user_named() {
-	local d=$T/hostile-owner
+	local w d kit
 	{ command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; } || skip "needs root and setpriv to act as another user"
 	setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$KIT_DIR/bin/unapply" ||
 		skip "the kit's checkout ($KIT_DIR) is not reachable by another user (a private home directory)"
-	synth_kit "$T/kit"
+	# the synthetic kit and tree where the other user reaches them ($T may
+	# sit in root's private home)
+	w=$(mktemp -d /tmp/mmbk-hostile.XXXXXX)
+	# shellcheck disable=SC2064  # the path now: the trap runs after this function
+	trap "rm -rf '$w'" EXIT
+	kit=$w/kit d=$w/hostile-owner
+	synth_kit "$kit"
 	synth_tree "$d"
-	synth_apply apply --topics alpha "$d"
+	MMBK_DATA=$kit run_kit env -u HOME -u XDG_CACHE_HOME -u MMBK_CACHE "$KIT_DIR/bin/apply" --topics alpha --kdir "$d"
 	expect_rc 0 "apply as root"
-	chmod -R a+rX "$T/kit" "$d" "$T"
-	MMBK_DATA=$T/kit run_kit setpriv --reuid=65534 --regid=65534 --clear-groups \
+	chmod -R a+rX "$w"
+	MMBK_DATA=$kit run_kit setpriv --reuid=65534 --regid=65534 --clear-groups \
 		env -u HOME -u XDG_CACHE_HOME -u MMBK_CACHE TMPDIR=/tmp "$KIT_DIR/bin/unapply" --kdir "$d"
 	expect_one_line_error "\.mm-backport-kit is owned by root; run the command as root"
-	synth_apply unapply "$d"
+	MMBK_DATA=$kit run_kit env -u HOME -u XDG_CACHE_HOME -u MMBK_CACHE "$KIT_DIR/bin/unapply" --kdir "$d"
 	expect_rc 0 "unapply as root"
 }
 

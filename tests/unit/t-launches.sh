@@ -25,7 +25,7 @@ test_launches_of_apply_status_unapply() {
 	sum=$(tree_sum "$d")
 	mkdir -p "$OUT_DIR/test"
 	rm -f "$records"
-	for cmd in apply:600 status:100 unapply:150; do
+	for cmd in apply:230 status:25 unapply:60; do
 		ceiling=${cmd#*:} cmd=${cmd%%:*}
 		n=$(launches "$cmd" "$KIT_DIR/bin/$cmd" --kdir "$d")
 		printf '# %s: %s launches\n' "$cmd" "$n"
