@@ -158,8 +158,10 @@ exp_description() {
 exp_make_patches() {
 	local repo=$1 dir=$2 base n name files=()
 	base=$(exp_base_commit "$repo")
+	local list
 	mapfile -t files < <(series_patches "$SRC_SERIES")
-	mapfile -t files < <(patch_files "${files[@]/#/$SRC_DIR/}")
+	list=$(patch_files "${files[@]/#/$SRC_DIR/}")	# a missing patch fails here
+	mapfile -t files <<< "$list"
 	exp_git_in "$repo" sparse-checkout set --no-cone "${files[@]/#//}" ||
 		die "git sparse-checkout in $repo failed"
 	exp_git_in "$repo" checkout -q -f -B "$EXP_WORK_BRANCH" "$base" || die "git checkout of the base in $repo failed"

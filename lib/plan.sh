@@ -264,13 +264,14 @@ plan_choose() {
 # plan_same_as_branch -> the branch of TREE's version when every file its series
 # touches is byte for byte that branch's cached file (no scoring needed)
 plan_same_as_branch() {
-	local b src names=()
+	local b src list names=()
 	b=$(nearest_branch "$(kernel_version "$TREE")")
 	[ -n "$b" ] && [ -f "$(series_file "$b")" ] && plan_has_cached_tree "$b" || return 0
 	src=$(pristine_dir "$b")
 	[ -d "$src" ] || return 0
 	mapfile -t names < <(series_patches "$(series_file "$b")")
-	mapfile -t names < <(patch_files "${names[@]/#/$DATA_DIR/backports/$b/}")
+	list=$(patch_files "${names[@]/#/$DATA_DIR/backports/$b/}")	# a missing patch fails here
+	mapfile -t names <<< "$list"
 	[ ${#names[@]} -eq 0 ] || [ -z "$(differing_files "$src" "$TREE" "${names[@]}")" ] || return 0
 	printf '%s\n' "$b"
 }

@@ -9,15 +9,16 @@ kit_use tables
 # --- what a tree is ------------------------------------------------------
 # kernel_version DIR -> "VERSION.PATCHLEVEL.SUBLEVEL" from the top-level Makefile
 kernel_version() {
-	local key eq val v='' p='' s=''
-	# the three assignments open every kernel's top-level Makefile; read by
-	# the shell (make apply asks it several times)
-	while read -r key eq val; do
-		[ "$eq" = = ] || continue
-		case $key in
-		VERSION) v=$val ;;
-		PATCHLEVEL) p=$val ;;
-		SUBLEVEL) s=$val ;;
+	local line v='' p='' s=''
+	local re='^(VERSION|PATCHLEVEL|SUBLEVEL)[[:space:]]*=[[:space:]]*([^[:space:]]*)'
+	# the three assignments open every kernel's top-level Makefile ("=" with
+	# or without blanks); read by the shell (make apply asks it often)
+	while IFS= read -r line; do
+		[[ $line =~ $re ]] || continue
+		case ${BASH_REMATCH[1]} in
+		VERSION) v=${BASH_REMATCH[2]} ;;
+		PATCHLEVEL) p=${BASH_REMATCH[2]} ;;
+		SUBLEVEL) s=${BASH_REMATCH[2]} ;;
 		esac
 		if [ -n "$v" ] && [ -n "$p" ] && [ -n "$s" ]; then
 			printf '%s.%s.%s\n' "$v" "$p" "$s"

@@ -106,3 +106,27 @@ test_expectation_tables() {
 	printf '4.19 default ksm-break-ksm none\n' >> "$T/tables/abi-expect.table"
 	[ "$(expectation_problems "$T/tables")" = ' abi-expect:4.19' ] || fail "a row of an unknown branch is not caught"
 }
+
+# The patch readers make apply asks once for many patches: patch_files gives
+# the union, sorted and unique; patch_is_wellformed names the one bad patch
+# among several (first or last) and what is wrong; kernel_version reads a
+# Makefile with or without blanks around "=".
+test_patch_readers_over_several_files() {
+	local ok=$KIT_DIR/backports/6.12 a b out n
+	a=$(ls "$ok"/0002-*.patch) b=$(ls "$ok"/0003-*.patch)
+	[ "$(patch_files "$a" "$b" "$a")" = "$( { patch_files "$a"; patch_files "$b"; } | sort -u)" ] ||
+		fail "patch_files of several patches is not the sorted union"
+	patch_is_wellformed "$a" "$b" >/dev/null || fail "two good patches reported bad"
+	n=$(grep -n '^@@' "$a" | head -n1 | cut -d: -f1)
+	head -n $((n + 4)) "$a" > "$T/cut.patch"
+	for out in "$(patch_is_wellformed "$T/cut.patch" "$b" || true)" "$(patch_is_wellformed "$b" "$T/cut.patch" || true)"; do
+		[[ $out == "$T/cut.patch"$'\t'"the hunk at line $n is cut short" ]] ||
+			fail "a cut-short first hunk was reported as '$out'"
+	done
+	: > "$T/empty.patch"
+	[[ $(patch_is_wellformed "$a" "$T/empty.patch" || true) == "$T/empty.patch"$'\t'"no hunk in it" ]] ||
+		fail "an empty patch among good ones was not named"
+	mkdir -p "$T/mk"
+	printf 'VERSION=6\nPATCHLEVEL = 12\nSUBLEVEL\t=  40\n' > "$T/mk/Makefile"
+	[ "$(kernel_version "$T/mk")" = 6.12.40 ] || fail "kernel_version: '$(kernel_version "$T/mk")', not 6.12.40"
+}
