@@ -13,7 +13,7 @@
 #   make matrix  [BRANCHES="..."] [BOOT=1] [FULL=1] [ARCH=..] [LLVM=1]   FULL=1: every baseline, target and the PREEMPT_RT boots
 #   make regen   BRANCH=b [PROFILE=kabi] [REGEN_CHECK=1]   rebuild backports/b from cocci/ (REGEN_CHECK=1: diff only)
 #   make boot    BRANCH=b|KDIR=dir [PATCHED=1|0|VARIANT=without-<topic>] [PROFILE=kabi] [RT=1] [ARCH=..] [LLVM=1] [JUDGE=log]
-#   make selftests BRANCH=b [ARCH=..] [LLVM=1] [SAVE=1] [ONLY=patched|unpatched]   the tree's own mm selftests, patched against unpatched (SAVE=1: write tables/kselftest-expect.table)
+#   make selftests BRANCH=b|KDIR=dir [RT=1] [ARCH=..] [LLVM=1] [SAVE=1] [ONLY=patched|unpatched]   the tree's own mm selftests, patched against unpatched (SAVE=1: write tables/kselftest-expect.table; KDIR=: your tree, untouched)
 #   make abi     BRANCH=b|KDIR=dir [PROFILE=default|kabi|both] [TOPICS=t,..] [ARCH=..] [LLVM=1]   interface changes per topic: out/abi/<name>.md
 #   make export  BRANCH=b|KDIR=dir [FORMAT=quilt|mbox]   out/export/: quilt dir or git am mbox
 #   make coccicheck KDIR=dir|BRANCH=b [MODE=report|patch|context|org] [COCCI=cocci/x.cocci] [M=mm]
@@ -80,7 +80,7 @@ boot:
 	@$(B)/boot $(TREE) $(TARGET) --variant $(VARIANT_) $(if $(filter 1,$(RT)),--profile rt) $(call opt,JUDGE,--judge)
 
 selftests:
-	@$(B)/selftests $(TREE) $(TARGET) $(call flag,SAVE,--save) $(call opt,ONLY,--only)
+	@$(B)/selftests $(TREE) $(TARGET) $(if $(filter 1,$(RT)),--profile rt) $(call flag,SAVE,--save) $(call opt,ONLY,--only)
 
 abi:
 	@$(B)/abi $(TREE) $(TARGET) $(call opt,PROFILE,--profile) $(call opt,TOPICS,--topics)

@@ -57,6 +57,22 @@ cli_tree() {
 	resolve_tree "$CLI_KDIR" "$CLI_BRANCH" "$1" "$CLI_FROM"
 }
 
+# cli_kernel_tree: TREE and BRANCH of a command that builds the kit's own
+# kernels of BRANCH (TREE: the pristine tree, fetched as needed) or, with
+# --kdir, the kernel of that tree; CLI_KDIR_ARGS: "--kdir TREE" then
+cli_kernel_tree() {
+	CLI_KDIR_ARGS=()
+	if [ "$CLI_KDIR" != - ]; then
+		cli_tree unpatched
+		CLI_KDIR_ARGS=(--kdir "$TREE")
+		return 0
+	fi
+	BRANCH=${CLI_BRANCH:-$DEFAULT_BRANCH}
+	require_branch "$BRANCH"
+	TREE=$(pristine_dir "$BRANCH")
+	[ -f "$TREE/Makefile" ] || TREE=$(kit_use fetch && fetch_tree "$BRANCH")
+}
+
 # cli_target: KB_* for the command's build target on TREE (kbuild.sh)
 cli_target() {
 	kit_use kbuild

@@ -38,28 +38,37 @@ guest_programs() {
 }
 
 # guest_busybox -> a static busybox for the target: the machine's own for
-# a native guest, else Debian's busybox-static of the target's
-# architecture (the release the machine runs), fetched with a private apt
-# state of its own (CACHE/apt-<arch>: the machine's mirror, that
-# architecture only; apt verifies the index and the package) and unpacked
-# into the cache.  The machine's dpkg architectures are not touched.
+# a native guest, else Debian's busybox-static of the target's architecture
 guest_busybox() {
-	local debarch dir deb main keyring=/usr/share/keyrings/debian-archive-keyring.gpg APT_DIR
+	local dir
 	if [ -z "$KB_CROSS" ]; then
 		{ [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1; } ||
 			die "no static busybox at /bin/busybox; apt-get install busybox-static"
 		printf '%s\n' /bin/busybox
 		return 0
 	fi
+	dir=$(guest_target_package busybox-static)
+	[ -x "$dir/bin/busybox" ] || die "Debian's busybox-static for $KB_ARCH has no bin/busybox ($dir)"
+	printf '%s\n' "$dir/bin/busybox"
+}
+
+# guest_target_package PKG -> the dir Debian's package PKG of the target's
+# architecture is unpacked in (CACHE/tools/PKG-ARCH; the release the
+# machine runs), fetched once with a private apt state of that
+# architecture (CACHE/apt-<arch>: the machine's mirror, that architecture
+# only; apt verifies the index and the package).  The machine's dpkg
+# architectures are not touched.
+guest_target_package() {
+	local pkg=$1 debarch dir deb main keyring=/usr/share/keyrings/debian-archive-keyring.gpg APT_DIR
 	case $KB_ARCH in arm64) debarch=arm64 ;; x86_64) debarch=amd64 ;; esac
 	need_cache
-	dir=$CACHE_DIR/tools/busybox-$debarch
-	if [ ! -x "$dir/bin/busybox" ]; then
+	dir=$CACHE_DIR/tools/$pkg-$debarch
+	if [ ! -d "$dir" ]; then
 		# fetched once: another command fetching it meanwhile is waited for
 		mkdir -p "$CACHE_DIR/tools"
 		lock_tree "$dir.lock"
 	fi
-	if [ ! -x "$dir/bin/busybox" ]; then
+	if [ ! -d "$dir" ]; then
 		APT_DIR=$CACHE_DIR/apt-$debarch
 		main=$(machine_mirror main)
 		[ -n "$main" ] || die "no Debian mirror found in /etc/apt/sources.list*; add one (deb URI bookworm main) and retry"
@@ -67,18 +76,18 @@ guest_busybox() {
 		: > "$APT_DIR/status"
 		printf 'deb [signed-by=%s arch=%s] %s %s main\n' "$keyring" "$debarch" "$main" \
 			"$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")" > "$APT_DIR/sources.list"
-		progress "guest: fetching Debian's busybox-static:$debarch"
+		progress "guest: fetching Debian's $pkg:$debarch"
 		kit_apt apt-get -o APT::Architectures::="$debarch" update >&2 ||
 			die "apt-get update of the $debarch index failed; check the machine's apt mirror"
-		( cd "$APT_DIR/debs" && kit_apt apt-get -o APT::Architectures::="$debarch" download "busybox-static:$debarch" >/dev/null ) ||
-			die "could not fetch busybox-static:$debarch; check the machine's apt mirror"
-		deb=$(find "$APT_DIR/debs" -name "busybox-static_*_$debarch.deb" | sed -n 1p)
+		( cd "$APT_DIR/debs" && kit_apt apt-get -o APT::Architectures::="$debarch" download "$pkg:$debarch" >/dev/null ) ||
+			die "could not fetch $pkg:$debarch; check the machine's apt mirror"
+		deb=$(find "$APT_DIR/debs" -name "${pkg}_*_$debarch.deb" | sed -n 1p)
+		[ -n "$deb" ] || die "apt fetched no ${pkg}_*_$debarch.deb into $APT_DIR/debs"
 		rm -rf "$dir.tmp"
 		dpkg-deb -x "$deb" "$dir.tmp" || die "could not unpack $deb"
-		rm -rf "$dir"
 		mv "$dir.tmp" "$dir"
 	fi
-	printf '%s\n' "$dir/bin/busybox"
+	printf '%s\n' "$dir"
 }
 
 # guest_gen_init_cpio -> path of the kernel's usr/gen_init_cpio, built once

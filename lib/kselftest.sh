@@ -9,7 +9,7 @@
 # configuration and programs: boot.sh's kernels), and judged case by case
 # (mmbk kselftest): passes or skips unpatched but fails, hangs or leaves a
 # kernel splat patched is a regression.
-kit_use tables trees fetch kbuild guest results boot
+kit_use tables trees fetch kbuild guest results boot state apply unapply
 
 KSFT_TABLE=$TABLES_DIR/kselftests.table
 KSFT_EXPECT=$TABLES_DIR/kselftest-expect.table
@@ -33,8 +33,16 @@ ksft_rows() {
 		for (i = 1; i <= n; i++) if (p[i] == b) return 1
 		return 0
 	}
-	/^#/ || NF < 9 { next }
+	/^[#@]/ || NF < 9 { next }
 	on($4) { printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", $1, $2, $3, $5, $6, $7, $8 }' "$KSFT_TABLE"
+}
+
+# ksft_programs_branch BRANCH -> the branch whose tree's programs BRANCH
+# runs: the table's "@programs-from BRANCH OTHER" line, else BRANCH itself
+ksft_programs_branch() {
+	local b
+	b=$(awk -v b="$1" '$1 == "@programs-from" && $2 == b { print $3; exit }' "$KSFT_TABLE")
+	printf '%s\n' "${b:-$1}"
 }
 
 # ksft_srcdir TREE DIR -> the tree's selftest dir of that kind (mm: mm, or
@@ -61,7 +69,8 @@ ksft_tree_key() {
 		[ ${#dirs[@]} -eq 0 ] || ( cd "$tree" && find "${dirs[@]}" -type f -print0 | sort -z | xargs -0 sha256sum )
 		ksft_rows "$branch"
 		"$(guest_cc)" --version | sed -n 1p
-		printf '%s\n' "$KB_ARCH"
+		# a cross build links the target's libnuma-dev (ksft_build)
+		printf '%s%s\n' "$KB_ARCH" "${KB_CROSS:+ libnuma-dev:$KB_ARCH}"
 	} | sha256sum | cut -c1-16
 }
 
@@ -71,6 +80,7 @@ ksft_tree_key() {
 # or why it was not built)
 ksft_build() {
 	local tree=$1 branch=$2 key dir work copy cc name sdir pname args tmo needs cflags why src n=0 nb=0 t0 log lockfd
+	local numa libs=
 	need_cache
 	key=$(ksft_tree_key "$tree" "$branch")
 	dir=$CACHE_DIR/kselftest/$branch-$KB_ARCH-$key
@@ -103,6 +113,14 @@ ksft_build() {
 			INSTALL_HDR_PATH="$copy/usr" > "$work/log/headers.log" 2>&1 ||
 			die "make headers_install failed for $tree: $(kb_first_error "$work/log/headers.log") (log: $work/log/headers.log)"
 	fi
+	# the target's libnuma (ksm_tests link -lnuma statically): the
+	# machine's libnuma-dev for a native build, Debian's of the target's
+	# architecture for a cross build (the cross compiler searches neither
+	# /usr/include nor /usr/lib/<machine>)
+	if [ -n "$KB_CROSS" ]; then
+		numa=$(guest_target_package libnuma-dev)
+		libs="-I$numa/usr/include -L$numa/usr/lib/${KB_CROSS%-}"
+	fi
 	while IFS=$'\t' read -r name sdir pname args tmo needs cflags; do
 		n=$((n + 1))
 		src=$(ksft_srcdir "$copy" "$sdir")
@@ -124,7 +142,7 @@ ksft_build() {
 		# whatever the directory's Makefile does with CFLAGS/LDFLAGS
 		[ "$cflags" != - ] || cflags=
 		if make -C "$src" OUTPUT="$work/bin" ARCH="$KB_ARCH" CROSS_COMPILE="$KB_CROSS" \
-			CC="$cc -static${cflags:+ ${cflags//,/ }}" "$work/bin/$pname" > "$log" 2>&1 < /dev/null &&
+			CC="$cc -static${libs:+ $libs}${cflags:+ ${cflags//,/ }}" "$work/bin/$pname" > "$log" 2>&1 < /dev/null &&
 			[ -x "$work/bin/$pname" ]; then
 			if readelf -l "$work/bin/$pname" 2>/dev/null | grep -q 'program interpreter'; then
 				rm -f "$work/bin/$pname"
@@ -155,7 +173,7 @@ ksft_build() {
 # not in the tree, or needing an option the kernel OBJ lacks); prints the
 # sum of the timeouts
 ksft_plan() {
-	local branch=$1 built=$2 obj=$3 run=$4 name sdir pname args tmo needs cflags st text o miss i=0 sum=0
+	local branch=$1 built=$2 obj=$3 run=$4 name sdir pname args tmo needs cflags st text o miss why i=0 sum=0
 	mkdir -p "$run"
 	: > "$run/list"
 	: > "$run/notrun.tsv"
@@ -174,7 +192,12 @@ ksft_plan() {
 			done
 		fi
 		if [ -n "$miss" ]; then
-			printf '%s\tthe test kernel lacks%s (configs/base.config does not enable it)\n' "$name" "$miss" >> "$run/notrun.tsv"
+			why="configs/base.config does not enable it"
+			if [[ $miss == *CONFIG_TRANSPARENT_HUGEPAGE* ]] && grep -qx 'CONFIG_PREEMPT_RT=y' "$obj/.config"; then
+				why="a PREEMPT_RT kernel, and THP needs !PREEMPT_RT; configs/base.config does not enable the rest"
+				[ "$miss" != " CONFIG_TRANSPARENT_HUGEPAGE" ] || why="a PREEMPT_RT kernel, and THP needs !PREEMPT_RT"
+			fi
+			printf '%s\tthe test kernel lacks%s (%s)\n' "$name" "$miss" "$why" >> "$run/notrun.tsv"
 			continue
 		fi
 		i=$((i + 1))
@@ -219,21 +242,30 @@ ksft_guest() {
 	done
 }
 
-# ksft_variant BRANCH VARIANT BUILT OUT: the kernel of VARIANT (boot.sh's:
-# same tree, configuration and build dir as make boot), the programs run
+# ksft_key PROFILE -> the build target and build profile the results and
+# the committed expectations are kept by (the arch column of
+# tables/kselftest-expect.table): x86_64, arm64, x86_64-llvm, x86_64-rt...
+ksft_key() {
+	printf '%s%s%s\n' "$KB_ARCH" "${KB_TAG#-"$KB_ARCH"}" "$(boot_profile_tag "$1")"
+}
+
+# ksft_variant BRANCH VARIANT PROFILE BUILT OUT [SRC]: the kernel of VARIANT
+# and build PROFILE (boot.sh's: same tree, configuration and build dir as
+# make boot; with SRC, the kernel of that tree), the programs run
 # on it; OUT/VARIANT.log (the guest log), OUT/VARIANT/ (list, notrun.tsv).
 # A log is kept by the kernel image's and the programs' hash
 # (CACHE/kselftest/results/): the same unpatched kernel never boots twice.
 ksft_variant() {
-	local branch=$1 variant=$2 built=$3 out=$4 image obj run sum key cached t0
-	image=$(boot_run --branch "$branch" --variant "$variant" --build-only | tail -n1)
+	local branch=$1 variant=$2 profile=$3 built=$4 out=$5 src=${6:-} image obj run sum key cached t0
+	image=$(boot_run --branch "$branch" ${src:+--kdir "$src"} --variant "$variant" --profile "$profile" \
+		--build-only | tail -n1)
 	obj=${image%/"$KB_IMAGE"}
 	run=$out/$variant
 	rm -rf "$run"
-	sum=$(ksft_plan "$branch" "$built" "$obj" "$run")
+	sum=$(ksft_plan "$(ksft_programs_branch "$branch")" "$built" "$obj" "$run")
 	key=$({ sha256sum < "$image"; cat "$run/list" "$KIT_DIR/guest/kselftest-run" "$KIT_DIR/guest/init"
 		printf '%s\n' "$built" "$KSFT_MEM"; } | sha256sum | cut -c1-16)
-	cached=$CACHE_DIR/kselftest/results/$branch-$variant$KB_TAG-$key.log
+	cached=$CACHE_DIR/kselftest/results/$branch-$variant-$(ksft_key "$profile")-$key.log
 	if [ -f "$cached" ]; then
 		progress "selftests: $branch $variant: the results of this kernel and these programs are cached ($cached)"
 		cp "$cached" "$out/$variant.log"
@@ -253,18 +285,60 @@ ksft_variant() {
 	fi
 }
 
-# ksft_run --branch B [--save] [--out DIR] [--only VARIANT] (make
-# selftests): build the programs, run them on both kernels, judge;
-# OUT/selftests/<branch><tag>/: the guest logs, records.tsv, selftests.ktap,
+# ksft_kdir_base KDIR -> where the copies of KDIR are kept
+ksft_kdir_base() {
+	printf '%s/work/kdir-%s\n' "$CACHE_DIR" "$(path_key "$1")"
+}
+
+# ksft_kdir_trees KDIR BRANCH -> two lines, the source of the unpatched
+# and of the patched kernel for a tree of the user's (make selftests
+# KDIR=): KDIR itself and a copy of it that gets the series, or, when the
+# kit's series is applied in KDIR, a copy of it that has the series taken
+# out and KDIR itself.  The copies are in the cache (one path per KDIR, so
+# their build dirs are kept); KDIR is only read.
+ksft_kdir_trees() {
+	local kdir=$1 branch=$2 base copy
+	base=$(ksft_kdir_base "$kdir")
+	if [ -n "$(applied_patches "$kdir")" ]; then
+		copy=$base/unpatched/linux
+		progress "selftests: $kdir carries the kit's series; the unpatched kernel is a copy with it taken out: $copy"
+		link_copy "$kdir" "$copy"
+		# the copy's own kit state: unapply rewrites it, never KDIR's
+		state_copy_to "$kdir" "$copy"
+		kit_try unapply_run "$copy" "$branch" >&2
+		[ "$KIT_RC" -eq 0 ] ||
+			die "the kit's series could not be taken out of a copy of $kdir (make unapply status $KIT_RC, see above); run make status KDIR=$kdir"
+		printf '%s\n%s\n' "$copy" "$kdir"
+		return 0
+	fi
+	copy=$base/patched/linux
+	progress "selftests: the patched kernel is a copy of $kdir with the $branch series applied: $copy"
+	link_copy "$kdir" "$copy" clean
+	kit_try apply_run apply "$copy" "$branch" --records "$copy.records" >&2
+	case $KIT_RC in
+	0) ;;
+	"$EXIT_PARTIAL") warn "only part of the $branch series applies to $kdir: the patched kernel carries the topics that landed (see above)" ;;
+	*) die "the $branch series does not apply to a copy of $kdir (make apply status $KIT_RC, see above); run make apply KDIR=$kdir for the details" ;;
+	esac
+	printf '%s\n%s\n' "$kdir" "$copy"
+}
+
+# ksft_run (--branch B | --kdir DIR --branch B) [--profile P] [--save] [--out DIR] [--only VARIANT]
+# (make selftests): build the programs, run them on both kernels of build
+# profile P (test: the default; rt: PREEMPT_RT), judge;
+# OUT/selftests/<branch>-<key>/: the guest logs, records.tsv, selftests.ktap,
 # junit.xml, results.json, selftests.md.  --save writes the observed rows
 # into tables/kselftest-expect.table.  Status 1 on a regression or a
 # difference from the committed expectations.  --only patched: the patched
 # kernel alone, judged against the committed expectations (the matrix's
 # hook); --only unpatched: the kernel without the series alone, reported
-# as it is (not judged).
+# as it is (not judged).  --kdir: the user's tree (ksft_kdir_trees), judged
+# patched against unpatched only (the committed expectations are the kit's
+# trees'; neither --save nor --only).
 ksft_run() (
-	local branch='' save=0 out=$OUT_DIR only='' tree built dir v rc=0 args=() t0 tb variants
-	kit_options selftests "--save!save=1 --branch=branch --out=out --only=only" "$@"
+	local branch='' kdir='' save=0 out=$OUT_DIR only='' profile=test tree built dir v rc=0 args=() t0 tb variants
+	local srcs=() name src pbranch ptree
+	kit_options selftests "--save!save=1 --branch=branch --kdir=kdir --out=out --only=only --profile=profile" "$@"
 	[ -n "$branch" ] || usage_error "selftests: --branch is required"
 	case $only in
 	'') variants="unpatched patched" ;;
@@ -272,21 +346,49 @@ ksft_run() (
 	*) usage_error "selftests: --only $only: use patched or unpatched" ;;
 	esac
 	[ -z "$only" ] || [ "$save" = 0 ] || usage_error "selftests: --save needs both kernels (drop --only)"
+	kb_profile_fragments "$profile" > /dev/null
+	if [ -n "$kdir" ] && { [ "$save" = 1 ] || [ -n "$only" ]; }; then
+		usage_error "selftests: KDIR= is judged patched against unpatched only; SAVE=1 and ONLY= are for the kit's own trees (BRANCH=)"
+	fi
 	need_cache
-	tree=$(pristine_dir "$branch")
-	pristine_verify "$branch"
-	dir=$out/selftests/$branch$KB_TAG
+	name=$branch
+	if [ -n "$kdir" ]; then
+		# the copies of KDIR are this run's until it ends
+		mkdir -p "$(ksft_kdir_base "$kdir")"
+		lock_tree "$(ksft_kdir_base "$kdir")"
+		mapfile -t srcs < <(ksft_kdir_trees "$kdir" "$branch")
+		[ ${#srcs[@]} -eq 2 ] || die "selftests: no patched and unpatched tree made from $kdir"
+		tree=${srcs[0]}
+		name=$branch-kdir-$(path_key "$kdir")
+	else
+		tree=$(pristine_dir "$branch")
+		pristine_verify "$branch"
+	fi
+	# the programs: the tree's own, or those of the branch the table names
+	pbranch=$(ksft_programs_branch "$branch")
+	ptree=$tree
+	if [ "$pbranch" != "$branch" ]; then
+		ptree=$(fetch_tree "$pbranch")
+		progress "selftests: $branch runs the programs of $pbranch's tree (tables/kselftests.table @programs-from)"
+	fi
+	dir=$out/selftests/$name-$(ksft_key "$profile")
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	t0=$(date +%s)
-	built=$(ksft_build "$tree" "$branch")
+	built=$(ksft_build "$ptree" "$pbranch")
 	tb=$(( $(date +%s) - t0 ))
 	for v in $variants; do
-		ksft_variant "$branch" "$v" "$built" "$dir"
+		if [ -n "$kdir" ]; then
+			if [ "$v" = unpatched ]; then src=${srcs[0]}; else src=${srcs[1]}; fi
+			ksft_variant "$branch" "$v" "$profile" "$built" "$dir" "$src"
+		else
+			ksft_variant "$branch" "$v" "$profile" "$built" "$dir"
+		fi
 	done
-	args=(--branch "$branch" --arch "$KB_ARCH$KB_TAG" --records "$dir/records.tsv" --markdown "$dir/selftests.md")
+	args=(--branch "$branch" --arch "$(ksft_key "$profile")" --records "$dir/records.tsv" --markdown "$dir/selftests.md")
 	case $only in
-	'') args+=(--patched "$dir/patched.log" --unpatched "$dir/unpatched.log" --expect "$KSFT_EXPECT") ;;
+	'') args+=(--patched "$dir/patched.log" --unpatched "$dir/unpatched.log")
+	    [ -n "$kdir" ] || args+=(--expect "$KSFT_EXPECT") ;;
 	patched) args+=(--patched "$dir/patched.log" --expect "$KSFT_EXPECT") ;;
 	unpatched) args+=(--patched "$dir/unpatched.log" --no-judge) ;;
 	esac
@@ -294,9 +396,9 @@ ksft_run() (
 	[ "$save" = 0 ] || args+=(--write-expect "$KSFT_EXPECT")
 	kit_py kselftest judge "${args[@]}" || rc=$?
 	[ "$rc" = 0 ] || [ "$rc" = 1 ] || die "the selftest judge failed (status $rc); see above"
-	kit_py results ktap "$dir/records.tsv" --title "selftests $branch ($(kb_describe))" \
-		--summary "selftests $branch" > "$dir/selftests.ktap"
-	kit_py results junit -o "$dir/junit.xml" --kunit-dir "$(kunit_dir)" "selftests-$branch=$dir/records.tsv"
+	kit_py results ktap "$dir/records.tsv" --title "selftests $name ($(kb_describe))" \
+		--summary "selftests $name" > "$dir/selftests.ktap"
+	kit_py results junit -o "$dir/junit.xml" --kunit-dir "$(kunit_dir)" "selftests-$name=$dir/records.tsv"
 	kit_py results json -o "$dir/results.json" "$dir/records.tsv"
 	{
 		printf '\n## Times\n\n'

@@ -5,12 +5,16 @@
 # branch; --full: the patched kernel, every baseline, the PREEMPT_RT boot
 # on the branches whose "rt" column in tables/branches.table is yes, and
 # every boot and check on every other build target too (arm64, LLVM).
+# With the boots, the tree's own selftests (kselftest.sh) run on the kernel
+# of the branch's first patched boot, judged against the committed
+# expectations; with --full on every patched boot's kernel, against the
+# kernel without the series (matrix_selftest_runs).
 #
 # Every step writes result records (results.sh) to out/results/; from them
 # the one writer of each format makes out/ktap/<branch>-<step>.ktap,
 # out/junit.xml, out/results.json and out/matrix.md.  Status 1 if anything
 # failed.
-kit_use tables trees kbuild results steps fetch worktree check boot abi
+kit_use tables trees kbuild results steps fetch worktree check boot abi kselftest
 
 # matrix_tokens BRANCH FULL -> the table's tokens of the branch: VARIANT
 # [@PROFILE][/TARGET] boots and check/TARGET checks (TARGET: arm64, llvm,
@@ -100,6 +104,21 @@ matrix_boot() (	# BRANCH VARIANT PROFILE TARGET
 	boot_run --branch "$1" --variant "$2" --profile "$3"
 )
 
+matrix_selftests() (	# BRANCH PROFILE TARGET ONLY
+	matrix_target "$(pristine_dir "$1")" "$3"
+	local only=()
+	[ "$4" = - ] || only=(--only "$4")
+	ksft_run --branch "$1" --profile "$2" --out "$OUT_DIR" ${only[@]+"${only[@]}"}
+)
+
+# matrix_selftests_records BRANCH PROFILE TARGET -> where matrix_selftests'
+# run writes its records
+matrix_selftests_records() {
+	local key
+	key=$(matrix_target "$(pristine_dir "$1")" "$3" && ksft_key "$2")
+	printf '%s/selftests/%s-%s/records.tsv\n' "$OUT_DIR" "$1" "$key"
+}
+
 matrix_abi() (	# BRANCH PROFILE [TOPICS]
 	matrix_target "$(pristine_dir "$1")" ""
 	abi_run "$(pristine_dir "$1")" "$1" "$1" --profile "$2" ${3:+--topics "$3"}
@@ -139,6 +158,26 @@ matrix_boots() {
 	done
 }
 
+# matrix_selftest_runs BOOTS FULL -> "STEP PROFILE TARGET ONLY" of each run
+# of the tree's own selftests (kselftest.sh) on a branch whose boots are
+# BOOTS (matrix_boots): on the kernel of its first patched boot, judged
+# against the committed expectations (ONLY patched); with FULL on the
+# kernel of every patched boot, against the kernel without the series
+# (ONLY -: both kernels).  STEP: the boot's, "boot-patched" replaced by
+# "selftests" (selftests, selftests-arm64, selftests-rt).
+matrix_selftest_runs() {
+	local s v p target
+	while read -r s v p target; do
+		[ "$v" = patched ] || continue
+		if [ "$2" = 1 ]; then
+			printf '%s %s %s -\n' "selftests${s#boot-patched}" "$p" "$target"
+		else
+			printf '%s %s %s patched\n' "selftests${s#boot-patched}" "$p" "$target"
+			return 0
+		fi
+	done <<< "$1"
+}
+
 # matrix_plan PLAN BRANCH BOOT FULL: the steps of BRANCH known before its
 # tree is there (the boots are planned once it is: matrix_branch)
 matrix_plan() {
@@ -163,7 +202,7 @@ matrix_expect() {
 }
 
 matrix_branch() {
-	local b=$1 boot=$2 full=$3 tree s v p target topics boots row
+	local b=$1 boot=$2 full=$3 tree s v p target topics boots row ksft only
 	step_run "$OUT_DIR/status/$b-tree.log" matrix_fetch "$b"
 	if [ "$STEP_RC" != 0 ]; then
 		result "$OUT_DIR/results/$b-apply.tsv" case apply "$b" tree error - "$STEP_SECONDS" \
@@ -185,8 +224,10 @@ matrix_branch() {
 	# the boots: their names take the build target's tag (from the tree)
 	# and, with FULL, the topics the tree carries
 	boots=$([ "$boot" = 0 ] || matrix_boots "$b" "$full")
+	ksft=$([ -z "$boots" ] || matrix_selftest_runs "$boots" "$full")
 	# shellcheck disable=SC2046  # one step name a word
-	[ -z "$boots" ] || step_plan "$OUT_DIR/status/plan.tsv" "$b" $(cut -d' ' -f1 <<< "$boots")
+	[ -z "$boots" ] || step_plan "$OUT_DIR/status/plan.tsv" "$b" $(cut -d' ' -f1 <<< "$boots") \
+		$([ -z "$ksft" ] || cut -d' ' -f1 <<< "$ksft")
 	for s in $(matrix_checks "$b" "$full"); do
 		target=${s#check}
 		target=${target#-}
@@ -207,6 +248,12 @@ matrix_branch() {
 		[ "$target" != - ] || target=
 		matrix_step "$b" "$s" "$OUT_DIR/boot/$b-${s#boot-}.tsv" matrix_boot "$b" "$v" "$p" "$target" < /dev/null
 	done <<< "$boots"
+	[ -n "$ksft" ] || return 0
+	while read -r s p target only; do
+		[ "$target" != - ] || target=
+		matrix_step "$b" "$s" "$(matrix_selftests_records "$b" "$p" "$target")" \
+			matrix_selftests "$b" "$p" "$target" "$only" < /dev/null
+	done <<< "$ksft"
 }
 
 # matrix_writer_failed OUTPUT: the writer of OUTPUT failed: an error

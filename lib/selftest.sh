@@ -2,7 +2,8 @@
 # shellcheck shell=bash
 # selftest.sh - everything make test runs, in order (bin/test): the trees,
 # the fast tier of the unit tests (needs no kernel tree), the unit tests
-# that need trees, then the matrix (tree, apply, check, boots) on every
+# that need trees, then the matrix (tree, apply, check, boots, the tree's
+# own selftests on a patched boot's kernel) on every
 # branch.  Each is a step (steps.sh) whose results are records; the run
 # plans its steps (out/test/plan.tsv) and the matrix its own (matrix.sh
 # matrix_plan), and a step that crashes (exits non-zero with no

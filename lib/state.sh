@@ -128,6 +128,13 @@ original_of() {
 	fi
 }
 
+# state_copy_to TREE COPY: COPY (a copy of TREE) gets a private copy of
+# TREE's kit state, so that a command on COPY never writes TREE's
+state_copy_to() {
+	rm -rf "${2:?}/$STATE_NAME"
+	[ ! -d "$1/$STATE_NAME" ] || cp -a "$1/$STATE_NAME" "$2/$STATE_NAME"
+}
+
 # applied_profile TREE -> default or kabi
 applied_profile() {
 	cat "$1/$STATE_NAME/profile" 2>/dev/null || echo default

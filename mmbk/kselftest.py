@@ -340,7 +340,9 @@ def markdown(branch, arch, recs, regress, pre, fixed, mismatch, notrun, have_exp
     out += ['', '## Not run', '']
     out += [f'- `{n}`: {why}' for n, why in notrun.items()] or ['none']
     out += ['', '## Committed expectations (tables/kselftest-expect.table)', '']
-    if not have_expect:
+    if have_expect is None:
+        out.append('not used: a tree of yours (make selftests KDIR=) is judged patched against unpatched only')
+    elif not have_expect:
         out.append(f'no rows for {branch} {arch} yet: make selftests BRANCH={branch} SAVE=1 writes them')
     else:
         out += [f'- `{n}`: committed {w[0] + "/" + w[1] if w else "pass/pass"}, '
@@ -365,7 +367,8 @@ def write_expect(path, branch, arch, observed):
                 '# (LKFT style: known failures are listed with a reason, so that any new\n',
                 '# failure is a regression).  Written by make selftests SAVE=1, re-checked\n',
                 '# by every make selftests; a case not listed passes, or skips, on both.\n',
-                '# Columns (TAB separated): branch arch case without with why\n']
+                '# Columns (TAB separated): branch target case without with why (target:\n',
+                '# the build target and profile, x86_64, arm64, x86_64-rt, x86_64-llvm)\n']
     keep += [f'{branch}\t{arch}\t{n}\t{u}\t{p}\t{why}\n' for n, (u, p, why) in observed.items()]
     results.atomic_write(path, ''.join(keep))
 
@@ -404,7 +407,7 @@ def main(argv):
     results.write(a.records, recs)
     if a.markdown:
         results.atomic_write(a.markdown, '\n'.join(markdown(a.branch, a.arch, recs, regress, pre, fixed,
-                                                             mismatch, notrun, have,
+                                                             mismatch, notrun, have if a.expect else None,
                                                              not (a.no_judge or unjudgeable))) + '\n')
     if a.write_expect:
         if unpatched is None:

@@ -120,17 +120,20 @@ test_ksft_expectations() {
 
 test_ksft_runner_on_the_host() {
 	local d=$T/runner
-	mkdir -p "$d"
-	printf '#!/bin/sh\necho "TAP version 13"; echo "1..2"; echo "ok 1 first"; echo "not ok 2 second"; exit 1\n' > "$d/tapok"
+	mkdir -p "$d" "$T/rtmp"
+	# shellcheck disable=SC2016  # the program's own $(pwd)
+	printf '#!/bin/sh\necho "TAP version 13"; echo "# cwd $(pwd)"; echo "1..2"; echo "ok 1 first"; echo "not ok 2 second"; exit 1\n' > "$d/tapok"
 	printf '#!/bin/sh\necho starting; exec sleep 30\n' > "$d/slow"
 	printf '#!/bin/sh\necho "args: $*"; kill -SEGV $$\n' > "$d/segv"
 	printf '#!/bin/sh\necho "ok 1 # SKIP not here"; exit 4\n' > "$d/skipper"
 	chmod +x "$d"/*
 	printf '1 tapok 5 tapok -\n2 slow 1 slow -\n3 segv 5 segv a,b\n4 skipper 5 skipper -\n' > "$d/list"
 	echo "console=ttyS0 mmbk.ksft_from=1" > "$d/cmdline"
-	KSFT_DIR=$d KSFT_CMDLINE=$d/cmdline KSFT_TMP=$d sh "$KIT_DIR/guest/kselftest-run" > "$T/runner.log" 2>&1 ||
+	KSFT_DIR=$d KSFT_CMDLINE=$d/cmdline KSFT_TMP=$T/rtmp sh "$KIT_DIR/guest/kselftest-run" > "$T/runner.log" 2>&1 ||
 		fail "the runner failed" "$(cat "$T/runner.log")"
 	grep -q '^MMBK-KSFT-OUT 3| args: a b$' "$T/runner.log" || fail "the table's args did not reach the program" "$(cat "$T/runner.log")"
+	# from the programs' own directory (ksm_functional_tests execs ./itself)
+	grep -qxF "MMBK-KSFT-OUT 1| # cwd $d" "$T/runner.log" || fail "a program does not run from its own directory" "$(cat "$T/runner.log")"
 	judge --patched "$T/runner.log"
 	expect_rc 1 "failures against an empty table"
 	[ "$(status 'tapok/second')" = fail ] || fail "a TAP 'not ok' is not a failing case" "$(cut -f4,5,8 "$T/j.tsv")"
@@ -140,7 +143,7 @@ test_ksft_runner_on_the_host() {
 	[ "$(status skipper/exit)" = skip ] || fail "exit 4 is not a skip"
 	# from the program after one that took the guest down
 	echo "mmbk.ksft_from=3" > "$d/cmdline"
-	KSFT_DIR=$d KSFT_CMDLINE=$d/cmdline KSFT_TMP=$d sh "$KIT_DIR/guest/kselftest-run" > "$T/runner.log" 2>&1
+	KSFT_DIR=$d KSFT_CMDLINE=$d/cmdline KSFT_TMP=$T/rtmp sh "$KIT_DIR/guest/kselftest-run" > "$T/runner.log" 2>&1
 	! grep -q 'MMBK-KSFT-BEGIN [12] ' "$T/runner.log" || fail "mmbk.ksft_from=3 ran the programs before 3" "$(cat "$T/runner.log")"
 	grep -q '^1\.\.2$' "$T/runner.log" || fail "mmbk.ksft_from=3: the plan is not 2 programs" "$(cat "$T/runner.log")"
 }
@@ -155,8 +158,15 @@ test_ksft_rows_by_branch() {
 	grep -qP '^khugepaged\t.*\t-include,../kselftest.h$' <<< "$rows" || fail "6.12's khugepaged row" "$rows"
 	[ "$(grep -c '^khugepaged' <<< "$rows")" = 1 ] || fail "6.12 has two khugepaged rows" "$rows"
 	! grep -q '^userfaultfd' <<< "$rows" || fail "6.12 got the pre-6.6 userfaultfd"
-	awk '!/^#/ && NF { if (NF < 9 || $2 !~ /^(mm|proc)$/ || $6 !~ /^[0-9]+$/) { print; bad = 1 } } END { exit bad }' \
+	awk '!/^[#@]/ && NF { if (NF < 9 || $2 !~ /^(mm|proc)$/ || $6 !~ /^[0-9]+$/) { print; bad = 1 } } END { exit bad }' \
 		"$KIT_DIR/tables/kselftests.table" || fail "malformed rows in tables/kselftests.table"
+	# 5.10 runs 5.15's programs (its own khugepaged.c writes a sysfs file
+	# 5.10 does not have), so it has 5.15's rows: ksm_tests among them
+	[ "$(in_kit kselftest ksft_programs_branch 5.10)" = 5.15 ] || fail "5.10's programs are not 5.15's"
+	[ "$(in_kit kselftest ksft_programs_branch 6.1)" = 6.1 ] || fail "6.1 does not run its own programs"
+	awk '$1 == "@programs-from" { print $2; print $3 }' "$KIT_DIR/tables/kselftests.table" | while read -r b; do
+		in_kit tables require_branch "$b" || fail "@programs-from names an unsupported branch $b"
+	done
 }
 
 # build_in_cache TREE: ksft_build of TREE as branch 6.12 for x86_64, with a
@@ -183,8 +193,21 @@ test_ksft_tree_without_selftests() {
 
 test_ksft_bad_input() {
 	run_kit kit selftests --kdir /nonexistent
-	expect_rc 64 "KDIR="
-	expect_one_line_error 'takes BRANCH= only for now'
+	expect_rc 64 "KDIR= that does not exist"
+	expect_one_line_error 'KDIR=/nonexistent'
+	mkdir -p "$T/kd"
+	printf 'VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 0\n' > "$T/kd/Makefile"
+	mkdir -p "$T/kd/mm"
+	: > "$T/kd/mm/khugepaged.c"
+	: > "$T/kd/mm/ksm.c"
+	run_kit kit selftests --kdir "$T/kd" --save
+	expect_rc 64 "KDIR= with SAVE=1"
+	expect_one_line_error 'KDIR= is judged patched against unpatched only'
+	run_kit kit selftests --kdir "$T/kd" --only patched
+	expect_rc 64 "KDIR= with ONLY="
+	expect_one_line_error 'KDIR= is judged patched against unpatched only'
+	run_kit kit selftests --kdir "$T/kd" --profile nonsense
+	expect_rc 64 "an unknown build profile"
 	run_kit kit selftests --branch 9.9
 	expect_rc 64 "an unknown branch"
 	run_kit kit_py kselftest judge --branch 6.12 --arch x86_64 --patched "$T/none.log" --records "$T/j.tsv"
@@ -218,4 +241,53 @@ test_ksft_patched_alone_needs_the_table() {
 	expect_one_line_error 'no committed expectations for 6\.12 x86_64'
 	! grep -q REGRESSION "$T/j.tsv" || fail "unjudged records speak of regressions"
 	grep -q 'madv_populate/MADV_POPULATE_WRITE on file mapping' "$T/j.md" || fail "the report lacks the failing case"
+}
+
+test_ksft_matrix_runs() {
+	local boots runs
+	boots=$'boot-patched-arm64 patched test arm64\nboot-without-khugepaged-ro-collapse-arm64 without-khugepaged-ro-collapse test arm64'
+	runs=$(in_kit matrix matrix_selftest_runs "$boots" 0)
+	[ "$runs" = "selftests-arm64 test arm64 patched" ] || fail "make test's run on 6.12's arm64 boot" "$runs"
+	runs=$(in_kit matrix matrix_selftest_runs $'boot-without-x without-x test -\nboot-patched-rt patched rt -' 0)
+	[ "$runs" = "selftests-rt rt - patched" ] || fail "the first patched boot is the PREEMPT_RT one" "$runs"
+	runs=$(in_kit matrix matrix_selftest_runs $'boot-patched patched test -\nboot-patched-kabi patched-kabi test -\nboot-patched-arm64 patched test arm64' 0)
+	[ "$runs" = "selftests test - patched" ] || fail "make test runs the programs once per branch, on its first patched boot" "$runs"
+	runs=$(in_kit matrix matrix_selftest_runs $'boot-unpatched unpatched test -\nboot-without-x without-x test -' 0)
+	[ -z "$runs" ] || fail "a run without a patched boot" "$runs"
+	boots=$'boot-patched patched test -\nboot-unpatched unpatched test -\nboot-patched-arm64 patched test arm64\nboot-patched-llvm patched test llvm'
+	runs=$(in_kit matrix matrix_selftest_runs "$boots" 1)
+	[ "$runs" = $'selftests test - -\nselftests-arm64 test arm64 -\nselftests-llvm test llvm -' ] ||
+		fail "FULL=1: both kernels on every patched boot's target" "$runs"
+}
+
+# shellcheck disable=SC2034  # KB_ARCH, KB_TAG: read by ksft_key
+test_ksft_key() {
+	local k
+	k=$(kit_use kselftest && KB_ARCH=x86_64 KB_TAG= && ksft_key test)
+	[ "$k" = x86_64 ] || fail "x86_64, GCC" "$k"
+	k=$(kit_use kselftest && KB_ARCH=arm64 KB_TAG=-arm64 && ksft_key test)
+	[ "$k" = arm64 ] || fail "arm64" "$k"
+	k=$(kit_use kselftest && KB_ARCH=arm64 KB_TAG=-arm64-llvm && ksft_key test)
+	[ "$k" = arm64-llvm ] || fail "arm64 with LLVM" "$k"
+	k=$(kit_use kselftest && KB_ARCH=x86_64 KB_TAG= && ksft_key rt)
+	[ "$k" = x86_64-rt ] || fail "the PREEMPT_RT kernel" "$k"
+}
+
+# real guest logs (tests/kselftest/README.md): the kernel with a 0002 that
+# no longer checks max_ptes_shared, booted by hand, is a regression by the
+# tree's own khugepaged test; the series as carried is not
+test_ksft_real_broken_0002_is_a_regression() {
+	run_kit kit_py kselftest judge --branch 6.6 --arch x86_64 --records "$T/j.tsv" --markdown "$T/j.md" \
+		--patched "$LOGS/real-6.6-broken-0002.patched.log" --unpatched "$LOGS/real-6.6.unpatched.log"
+	expect_rc 1 "the broken 0002's real boot"
+	expect_out '^kselftest: REGRESSION 6\.6 x86_64 khugepaged/collapse_max_ptes_shared \(khugepaged:anon\): Maybe collapse with max_ptes_shared exceeded' \
+		"the max_ptes_shared case as a regression"
+	[ "$(status 'khugepaged/collapse_max_ptes_shared (khugepaged:anon): Maybe collapse with max_ptes_shared exceeded')" = fail ] ||
+		fail "the record of the regressing case" "$(cut -f4,5 "$T/j.tsv")"
+	run_kit kit_py kselftest judge --branch 6.6 --arch x86_64 --records "$T/j.tsv" \
+		--patched "$LOGS/real-6.6.patched.log" --unpatched "$LOGS/real-6.6.unpatched.log"
+	expect_rc 0 "the series as carried"
+	! grep -q REGRESSION <<< "$OUT" || fail "the series as carried reads as a regression" "$OUT"
+	[ "$(status 'khugepaged/collapse_max_ptes_shared (khugepaged:anon): Maybe collapse with max_ptes_shared exceeded')" = pass ] ||
+		fail "the max_ptes_shared case with the series as carried" "$(cut -f4,5 "$T/j.tsv")"
 }
