@@ -317,6 +317,7 @@ ksft_kdir_trees() {
 	kit_try apply_run apply "$copy" "$branch" --records "$copy.records" >&2
 	case $KIT_RC in
 	0) ;;
+	"$EXIT_NOTHING") die "nothing of the $branch series is missing from $kdir (upstream, or applied without the kit): there is no kernel without it to compare; point KDIR= at a tree without the series, or apply it with make apply KDIR=" ;;
 	"$EXIT_PARTIAL") warn "only part of the $branch series applies to $kdir: the patched kernel carries the topics that landed (see above)" ;;
 	*) die "the $branch series does not apply to a copy of $kdir (make apply status $KIT_RC, see above); run make apply KDIR=$kdir for the details" ;;
 	esac
@@ -356,7 +357,9 @@ ksft_run() (
 		# the copies of KDIR are this run's until it ends
 		mkdir -p "$(ksft_kdir_base "$kdir")"
 		lock_tree "$(ksft_kdir_base "$kdir")"
-		mapfile -t srcs < <(ksft_kdir_trees "$kdir" "$branch")
+		# a plain command (errexit sees its failure), then read
+		ksft_kdir_trees "$kdir" "$branch" > "$(ksft_kdir_base "$kdir")/trees"
+		mapfile -t srcs < "$(ksft_kdir_base "$kdir")/trees"
 		[ ${#srcs[@]} -eq 2 ] || die "selftests: no patched and unpatched tree made from $kdir"
 		tree=${srcs[0]}
 		name=$branch-kdir-$(path_key "$kdir")

@@ -54,3 +54,19 @@ test_kdir_with_the_series() {
 	expect_rc 0 "make status of the user's tree after"
 	drop_copies "$k"
 }
+
+test_kdir_with_nothing_to_compare() {
+	local k sum
+	k=$(mini 6.12 kd)
+	run_kit kit apply --kdir "$k"
+	expect_rc 0 "the series applied"
+	# the series by hand: the kit's state gone, the changes left in
+	in_kit state state_copy_to "$T/nowhere-$$" "$k"
+	sum=$(tree_sum "$k")
+	# shellcheck disable=SC2016  # the child's own arguments
+	run_kit bash -c 'set -euo pipefail; . "$1/lib/kit.sh"; kit_use kselftest; ksft_kdir_trees "$2" 6.12' _ "$KIT_DIR" "$k"
+	[ "$RC" -ne 0 ] || fail "a tree that already has the series gave two kernels to compare" "$OUT"
+	expect_out 'nothing of the 6\.12 series is missing from' "the reason named"
+	expect_sum "$k" "$sum" "the user's tree"
+	rm -rf "$(in_kit kselftest ksft_kdir_base "$k")"
+}
