@@ -299,6 +299,9 @@ ksft_kdir_base() {
 ksft_kdir_trees() {
 	local kdir=$1 branch=$2 base copy
 	base=$(ksft_kdir_base "$kdir")
+	state_init "$kdir"
+	[ -z "$(state_txn)" ] ||
+		die "$kdir holds an interrupted make $(state_txn) of the kit; run make unapply KDIR=$kdir (it rolls that back), then make selftests again"
 	if [ -n "$(applied_patches "$kdir")" ]; then
 		copy=$base/unpatched/linux
 		progress "selftests: $kdir carries the kit's series; the unpatched kernel is a copy with it taken out: $copy"

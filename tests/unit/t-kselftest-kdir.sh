@@ -70,3 +70,19 @@ test_kdir_with_nothing_to_compare() {
 	expect_sum "$k" "$sum" "the user's tree"
 	rm -rf "$(in_kit kselftest ksft_kdir_base "$k")"
 }
+
+test_kdir_with_an_interrupted_apply() {
+	local k sum
+	k=$(mini 6.12 kd)
+	run_kit kit apply --kdir "$k"
+	expect_rc 0 "the series applied"
+	# what a killed apply leaves: the transaction mark
+	echo "apply $$" > "$k/.mm-backport-kit/txn"
+	sum=$(tree_sum "$k")
+	# shellcheck disable=SC2016  # the child's own arguments
+	run_kit bash -c 'set -euo pipefail; . "$1/lib/kit.sh"; kit_use kselftest; ksft_kdir_trees "$2" 6.12' _ "$KIT_DIR" "$k"
+	[ "$RC" -ne 0 ] || fail "a tree with an interrupted apply gave two kernels to compare" "$OUT"
+	expect_out 'holds an interrupted make apply of the kit; run make unapply' "the reason and the fix named"
+	expect_sum "$k" "$sum" "the user's tree"
+	rm -rf "$(in_kit kselftest ksft_kdir_base "$k")"
+}
