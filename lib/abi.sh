@@ -2,8 +2,8 @@
 # shellcheck shell=bash
 # abi.sh - what the series changes in a kernel's module and tracepoint
 # interface, topic by topic (make abi).
-# abi_run TREE BRANCH NAME [--profile default|kabi|both] [--topics LIST]
-# (TREE: the branch's pristine tree, or a KDIR= tree named NAME)
+# abi_run (make abi BRANCH=b|KDIR=dir [PROFILE=default|kabi|both] [TOPICS=..])
+# (the request's tree: the branch's pristine tree, or a KDIR= tree)
 #
 # The tree is built unpatched, then with the topics applied one after the
 # other (apply.sh, --topics cumulative, in the order of ./series),
@@ -27,7 +27,7 @@
 # "-kabi" appended for the kABI profile) and KTAP on stdout, one case per
 # profile and topic; a case fails when its verdict differs from
 # tables/abi-expect.table or is "breaking" in the kABI profile.
-kit_use tables trees fetch kbuild guest apply results
+kit_use tables trees fetch kbuild guest request apply results
 
 # abi_fresh_source: WORK/linux becomes a new copy of the tree
 abi_fresh_source() {
@@ -132,8 +132,8 @@ abi_stage() {
 	abi_fresh_source
 	: > "$WORK/applied"
 	if [ -n "$topics" ]; then
-		kit_try apply_run apply "$WORK/linux" "$ABI_BRANCH" --topics "$topics" --profile "$profile" \
-			--records "$WORK/applied" > "$WORK/apply.log" 2>&1
+		kit_try request_call TREE="$WORK/linux" BRANCH="$ABI_BRANCH" TOPICS="$topics" SERIES_PROFILE="$profile" \
+			RECORDS="$WORK/applied" -- apply_run apply > "$WORK/apply.log" 2>&1
 		rc=$KIT_RC
 		# nothing to do, partial: some topics did not land (recorded per topic)
 		case $rc in
@@ -169,17 +169,18 @@ abi_run_profile() {
 	done
 	kit_py abi-report --name "$name" --profile "$profile" \
 		${ABI_EXPECT_BRANCH:+--branch "$ABI_EXPECT_BRANCH"} --tree "$SRC" --expect "$TABLES_DIR/abi-expect.table" \
-		--out "$OUT_DIR/abi/$name.md" --records "$WORK/results.tsv" "${args[@]}"
+		--out "$OUT_DIR/abi/$name.md" --records "$WORK/results.tsv" \
+		--version "$REQ_VERSION" --target "$REQ_TARGET" "${args[@]}"
 }
 
-# abi_run TREE BRANCH NAME [--kdir 0|1] [--profile P] [--topics LIST]: the
-# KTAP document of the interface report on stdout (the target is KB_*)
+# abi_run: the KTAP document of the interface report of the request's
+# tree (REQ_TREE, REQ_BRANCH; KDIR=: a tree of the user's, named by its
+# own name) on stdout, for REQ_SERIES_PROFILE (default, kabi or both) and
+# REQ_TOPICS; the target is KB_* (request_target)
 abi_run() (
-	local profile=default profiles t rc=0 topics=''
-	ABI_KDIR=0
-	SRC=$1 ABI_BRANCH=$2 NAME=$3
-	shift 3
-	kit_options abi "--profile=profile --topics=topics --kdir=ABI_KDIR" "$@"
+	local profile=$REQ_SERIES_PROFILE profiles t rc=0 topics=$REQ_TOPICS
+	SRC=$REQ_TREE ABI_BRANCH=$REQ_BRANCH NAME=$REQ_BRANCH ABI_KDIR=0
+	if [ "$REQ_KDIR" != - ]; then ABI_KDIR=1 NAME=$(tree_name "$SRC"); fi
 	case $profile in
 	default|kabi) profiles=$profile ;;
 	both) profiles="default kabi" ;;

@@ -22,7 +22,7 @@
 # again), 4 refused (local changes, edits since the apply), 1 failed (no
 # topic landed, or --strict and one failed: the tree is unchanged), 64 bad
 # input.  unapply's and status's: their modules.
-kit_use tables trees state plan results
+kit_use tables trees state plan results request
 
 # KiB of slack on top of what the journal and quilt's backups need
 APPLY_SPACE_SLACK=1024
@@ -310,8 +310,7 @@ apply_kabi_variant() {
 apply_retarget() {
 	local branch=$1
 	shift
-	retarget_run --dest "$APPLY_RT" ${APPLY_VERIFY_ARGS[@]+"${APPLY_VERIFY_ARGS[@]}"} \
-		"$TREE" "$branch" "$@" > "$APPLY_RUN/retarget.log" 2>&1
+	retarget_run "$APPLY_RT" 1 "$TREE" "$branch" "$@" > "$APPLY_RUN/retarget.log" 2>&1
 }
 
 # apply_land_topic TOPIC BRANCH PATCH...: the topic's patches from the
@@ -605,38 +604,24 @@ apply_failure_summary() {
 	done | join_lines
 }
 
-# apply_run CMD TREE BRANCH [--topics LIST] [--profile default|kabi]
-#   [--strict] [--force] [--records FILE] [retarget.sh verify options]
-# The frame of make apply, unapply and status (CMD): options, the tree's
-# locks, the recovery of an interrupted command, then CMD_body of CMD's
-# module (apply.sh, unapply.sh, status.sh; loaded by the caller).  TREE and
-# BRANCH are resolved by the command (cli.sh resolve_tree).  --records
-# copies the result records to FILE.  (A subshell: its traps, locks and
+# apply_run CMD: the frame of make apply, unapply and status (CMD) on the
+# request's tree (request.sh: REQ_TREE, REQ_BRANCH, REQ_TOPICS,
+# REQ_SERIES_PROFILE, REQ_STRICT, REQ_FORCE; REQ_RECORDS: a file the
+# result records are copied to; the build target of a compile
+# verification, REQ_VERIFY): the tree's locks, the recovery of an
+# interrupted command, then CMD_body of CMD's module (apply.sh, unapply.sh,
+# status.sh; loaded by the caller).  (A subshell: its traps, locks and
 # globals are its own.)
 # shellcheck disable=SC2030,SC2031  # TREE and BRANCH: this subshell's own
 apply_run() (
-	local cmd=$1 topics='' rc=0
-	TREE=$2 BRANCH=$3
-	shift 3
+	local cmd=$1 rc=0
 	declare -F "${cmd}_body" > /dev/null ||
 		usage_error "unknown command '$cmd'; use apply, unapply or status (its module loaded)"
-	STRICT=0 FORCE=0 PROFILE=default APPLY_RECORDS_TO=''
-	APPLY_VERIFY_ARGS=()
-	while [ $# -gt 0 ]; do
-		case $1 in
-		--topics) topics=${2-}; shift 2 ;;
-		--profile) PROFILE=${2-}; shift 2 ;;
-		--strict) STRICT=1; shift ;;
-		--force) FORCE=1; shift ;;
-		--records) APPLY_RECORDS_TO=${2-}; shift 2 ;;
-		--arch|--llvm|--kconfig|--verify) APPLY_VERIFY_ARGS+=("$1" "${2-}"); shift 2 ;;
-		*) usage_error "apply_run: unknown option '$1'" ;;
-		esac
-	done
+	TREE=$REQ_TREE BRANCH=$REQ_BRANCH
+	STRICT=$REQ_STRICT FORCE=$REQ_FORCE PROFILE=$REQ_SERIES_PROFILE
 	exec {APPLY_ERR}>&2
 	case $PROFILE in default|kabi) ;; *) usage_error "unknown profile '$PROFILE'; set PROFILE= to default or kabi" ;; esac
-	[ "$cmd" != apply ] || apply_check_target
-	APPLY_TOPICS=$(check_topics "${topics:-$(all_topics | paste -sd' ')}")
+	APPLY_TOPICS=$(check_topics "${REQ_TOPICS:-$(all_topics | paste -sd' ')}")
 	state_init "$TREE"
 	TREE_NAME=$(tree_name "$TREE")
 	APPLY_RT=$OUT_DIR/$TREE_NAME.retarget
@@ -652,7 +637,7 @@ apply_run() (
 	if [ "$cmd" != status ] && state_in_txn; then
 		apply_stopped_in_txn "$cmd" "$rc"
 	fi
-	[ -z "$APPLY_RECORDS_TO" ] || cp "$APPLY_RUN/records" "$APPLY_RECORDS_TO"
+	[ -z "$REQ_RECORDS" ] || cp "$APPLY_RUN/records" "$REQ_RECORDS"
 	return "$rc"
 )
 
@@ -692,27 +677,6 @@ apply_stopped_in_txn() {
 	apply) apply_fail "apply stopped inside its transaction (status $2; see above); $TREE restored from the kit's journal: the tree is unchanged" ;;
 	*) apply_fail "unapply stopped inside its transaction (status $2; see above); the unapply of $TREE was finished from the kit's journal" ;;
 	esac
-}
-
-# apply_check_target: a build target given with the apply (ARCH=, LLVM=,
-# KCONFIG=, VERIFY=) is checked before the tree is touched, whether or not
-# a compile verification will need it: an unknown ARCH, a missing cross
-# compiler or clang, a KCONFIG that does not exist is bad input (exit 64)
-# shellcheck disable=SC2031  # TREE: apply_run's, which calls this
-apply_check_target() {
-	local arch='' llvm='' kconfig='' verify=default given=0 i
-	for ((i = 0; i < ${#APPLY_VERIFY_ARGS[@]}; i += 2)); do
-		case ${APPLY_VERIFY_ARGS[i]} in
-		--arch) arch=${APPLY_VERIFY_ARGS[i + 1]} given=1 ;;
-		--llvm) llvm=${APPLY_VERIFY_ARGS[i + 1]} given=1 ;;
-		--kconfig) kconfig=${APPLY_VERIFY_ARGS[i + 1]} given=1 ;;
-		--verify) verify=${APPLY_VERIFY_ARGS[i + 1]} ;;
-		esac
-	done
-	case $verify in default|strict) ;; *) usage_error "VERIFY=$verify: use VERIFY=strict or leave it out" ;; esac
-	[ $given = 1 ] || return 0
-	kit_use kbuild
-	( kb_target "$arch" "$llvm" "$kconfig" "$TREE" ) || exit $?
 }
 
 # apply_require_known_code: a tree between the supported branches is

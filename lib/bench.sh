@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # bench.sh - before/after benchmarks (make bench).
-# bench_run [--resume | --report | --save] [--rounds N] [--scan-modes M]
-#           [--boot-timeout S] [--test-timeout S] [BRANCH...]: for each
+# bench_run [BRANCH...] (make bench [RESUME=1|REPORT=1|SAVE=1] [ROUNDS=n] [SCAN_MODES=..];
+#           bin/bench also takes --boot-timeout S, --test-timeout S): for each
 # branch (default: all), boot the unpatched and the patched benchmark kernel (boot.sh,
 # the bench profile: production-like configs/bench.config, no lockdep or
 # DEBUG_VM, full preemption on every branch; built and cached in build-bench/
@@ -42,10 +42,10 @@
 # (default: all measured) from out/bench/metrics.tsv into
 # tables/bench-results.tsv, in place of the branch's committed rows: rounds
 # whose two boots completed, and the runs' dates and times.
-# Options: --rounds (default 10), --scan-modes (khugepaged settings of
+# The request's fields (bin/bench's options): --rounds (default 10), --scan-modes (khugepaged settings of
 # scan_contention_bench, default "fast,default"), --boot-timeout (default
 # 1500), --test-timeout (per workload, default 600).
-kit_use tables trees kbuild guest boot fetch
+kit_use tables trees kbuild guest request boot fetch
 
 # bench_save_branch BRANCH: BRANCH's rows of $BENCH_RESULTS replaced by its finished
 # rounds in $BENCH_TSV (lib/bench-rounds.awk), which must have run one pair of
@@ -87,7 +87,7 @@ bench_keep_rounds() {
 bench_kernel_shas() {
 	local v img
 	for v in unpatched patched; do
-		img=$(boot_run --branch "$1" --variant "$v" --profile bench --build-only | tail -n1)
+		img=$(request_call BRANCH="$1" VARIANT="$v" BUILD_PROFILE=bench BUILD_ONLY=1 -- boot_run | tail -n1)
 		[ -f "$img" ] || die "$1 $v: the build named no kernel image"
 		sha256sum "$img" | cut -c1-12
 	done | paste -sd' '
@@ -130,10 +130,9 @@ bench_boot_one() {
 	t0=$(date +%s)
 	# all of boot's output in $out; live: build lines, one line per finished
 	# workload, the summary
-	kit_try boot_run --branch "$branch" --variant "$variant" --out "$dir" \
-		--profile bench --suite-dir "$BENCH_BIN" --modules none --no-expect --no-build \
-		--append "mmbk.scan_modes=$BENCH_SCAN_MODES" \
-		--timeout "$BENCH_BOOT_TIMEOUT" --test-timeout "$BENCH_TEST_TIMEOUT" > >(tee "$out" |
+	kit_try request_call BRANCH="$branch" VARIANT="$variant" OUT="$dir" BUILD_PROFILE=bench \
+		SUITE_DIR="$BENCH_BIN" MODULES=none EXPECT=0 BUILD=0 APPEND="mmbk.scan_modes=$BENCH_SCAN_MODES" \
+		TIMEOUT="$BENCH_BOOT_TIMEOUT" TEST_TIMEOUT="$BENCH_TEST_TIMEOUT" -- boot_run > >(tee "$out" |
 		{ grep --line-buffered -E '^\[[0-9:]+\] (kbuild|boot): |^(not )?ok [0-9]+ |^boot [0-9.]+ ' || true; } |
 		sed -u 's/^/    /' >&2) 2>&1
 	rc=$KIT_RC
@@ -165,22 +164,15 @@ bench_report() {
 	kit_py bench-report "$BENCH_TSV" "$OUT_DIR" "$BENCH_ROUNDS" >&2
 }
 
+# bench_run [BRANCH...] (make bench; none: every branch): the request's
+# REQ_BENCH_MODE (measure, resume, report, save), REQ_ROUNDS,
+# REQ_SCAN_MODES, REQ_BENCH_BOOT_TIMEOUT, REQ_BENCH_TEST_TIMEOUT; the
+# build target KB_* (request_target)
 bench_run() (
-	local mode=measure b kept n bstart sha_u sha_p round order variant sha unbuilt start_all
-	BENCH_ROUNDS=10 BENCH_SCAN_MODES=fast,default BENCH_BOOT_TIMEOUT=1500 BENCH_TEST_TIMEOUT=600 BENCH_RESUME=0
-	while [ $# -gt 0 ]; do
-		case $1 in
-		--resume) BENCH_RESUME=1; shift ;;
-		--report) mode=report; shift ;;
-		--save) mode=save; shift ;;
-		--rounds) BENCH_ROUNDS=${2:-}; shift 2 ;;
-		--scan-modes) BENCH_SCAN_MODES=${2:-}; shift 2 ;;
-		--boot-timeout) BENCH_BOOT_TIMEOUT=${2:-}; shift 2 ;;
-		--test-timeout) BENCH_TEST_TIMEOUT=${2:-}; shift 2 ;;
-		-*) usage_error "bench: unknown option '$1'" ;;
-		*) break ;;
-		esac
-	done
+	local mode=$REQ_BENCH_MODE b kept n bstart sha_u sha_p round order variant sha unbuilt start_all
+	BENCH_ROUNDS=$REQ_ROUNDS BENCH_SCAN_MODES=$REQ_SCAN_MODES BENCH_RESUME=0
+	BENCH_BOOT_TIMEOUT=$REQ_BENCH_BOOT_TIMEOUT BENCH_TEST_TIMEOUT=$REQ_BENCH_TEST_TIMEOUT
+	[ "$mode" != resume ] || { mode=measure; BENCH_RESUME=1; }
 	case $BENCH_ROUNDS in ''|*[!0-9]*|0) usage_error "ROUNDS=$BENCH_ROUNDS: use a count >= 1 (10 for the report)" ;; esac
 	case $BENCH_SCAN_MODES in *[!a-z,]*|'') usage_error "SCAN_MODES=$BENCH_SCAN_MODES: use a comma-separated list of fast, default" ;; esac
 	if [ "$#" -eq 0 ]; then read -ra b <<< "$SUPPORTED_BRANCHES"; set -- "${b[@]}"; fi
@@ -189,7 +181,7 @@ bench_run() (
 	BENCH_BIN=$BENCH_DIR/bin
 	BENCH_TSV=$BENCH_DIR/metrics.tsv
 	BENCH_RESULTS=$TABLES_DIR/bench-results.tsv
-	if [ $mode = save ]; then
+	if [ "$mode" = save ]; then
 		[ -f "$BENCH_TSV" ] || die "nothing to save: no $BENCH_TSV; run make bench first"
 		[ -f "$BENCH_RESULTS" ] || printf 'branch\tvariant\tround\tmetric\tvalue\tunit\n' > "$BENCH_RESULTS"
 		for b in "$@"; do
@@ -209,7 +201,7 @@ bench_run() (
 		cp "$BENCH_RESULTS" "$BENCH_TSV"
 		progress "bench: starting from the committed figures (tables/bench-results.tsv)"
 	fi
-	if [ $mode = report ]; then
+	if [ "$mode" = report ]; then
 		[ -f "$BENCH_TSV" ] || die "no figures to report: no $BENCH_TSV and no tables/bench-results.tsv; run make bench first"
 		bench_report || die "mmbk bench-report failed on $BENCH_TSV"
 		cat "$OUT_DIR/bench.md"

@@ -8,30 +8,30 @@
 # the status is 1 unless the verdict is PASS.
 kit_use tables trees fetch kbuild guest results worktree
 
-# boot_run (--branch B | --kdir DIR) [options] (make boot)
-#   --variant patched (default) | patched-kabi | unpatched | without-<topic>:
+# boot_run (make boot): the request's kernel (request.sh): REQ_BRANCH, and
+# with KDIR= REQ_TREE, the user's tree; the build target KB_*
+# (request_target, by the command)
+#   VARIANT patched (default) | patched-kabi | unpatched | without-<topic>:
 #       the tree (worktree.sh) and the topics the judge expects in the
-#       kernel (with --kdir: only the expectation)
-#   --profile test (default) | bench | rt: the kernel's configuration
+#       kernel (with KDIR=: only the expectation)
+#   BUILD_PROFILE test (default) | bench | rt: the kernel's configuration
 #       (kbuild.sh kb_profile_fragments); each has its own build dir and tag
-#   --suite-dir DIR   pack DIR's programs instead of building guest/suite
-#   --modules M       kit (default: guest/module with DKMS), none, or .ko files a,b
-#   --no-build        boot the kernel already in the build dir
-#   --build-only      build the kernel (and nothing else), print its image
-#   --no-expect       report the results as they are; status 0
-#   --append ARGS     more kernel command line (e.g. mmbk.scan_modes=fast)
-#   --timeout S (240) --test-timeout S (150, per program) --mem M (1024M)
-#   --judge LOG       only judge a kept serial log
-#   --out DIR         where out/boot/ goes (default: the kit's out/)
-# The build target is KB_* (kb_target, by the command).
+#   SUITE_DIR DIR   pack DIR's programs instead of building guest/suite
+#   MODULES M       kit (default: guest/module with DKMS), none, or .ko files a,b
+#   BUILD 0         boot the kernel already in the build dir (--no-build)
+#   BUILD_ONLY 1    build the kernel (and nothing else), print its image
+#   EXPECT 0        report the results as they are; status 0 (--no-expect)
+#   APPEND ARGS     more kernel command line (e.g. mmbk.scan_modes=fast)
+#   TIMEOUT S (240) TEST_TIMEOUT S (150, per program) MEM M (1024M)
+#   JUDGE LOG       only judge a kept serial log
+#   OUT DIR         where out/boot/ goes (default: the kit's out/)
 boot_run() (
-	local branch='' kdir='' variant=patched profile=test suite='' modules=kit build=1 build_only=0
-	local expect=1 append='' timeout=240 test_timeout=150 mem=1024M judge_log='' out=$OUT_DIR
+	local branch=$REQ_BRANCH kdir='' variant=${REQ_VARIANT:-patched} profile=$REQ_BUILD_PROFILE
+	local suite=$REQ_SUITE_DIR modules=$REQ_MODULES build=$REQ_BUILD build_only=$REQ_BUILD_ONLY
+	local expect=$REQ_EXPECT append=$REQ_APPEND timeout=$REQ_TIMEOUT test_timeout=$REQ_TEST_TIMEOUT
+	local mem=$REQ_MEM judge_log=$REQ_JUDGE out=$REQ_OUT
 	local src obj tag dir log t0 build_s boot_s list mods=() rc=0 src_variant
-	kit_options boot "--no-build!build=0 --build-only!build_only=1 --no-expect!expect=0
-		--branch=branch --kdir=kdir --variant=variant --profile=profile --append=append
-		--suite-dir=suite --modules=modules --timeout=timeout --test-timeout=test_timeout
-		--mem=mem --judge=judge_log --out=out" "$@"
+	[ "$REQ_KDIR" = - ] || kdir=$REQ_TREE
 	[ "$build_only" = 0 ] || [ "$build" = 1 ] || usage_error "--build-only and --no-build exclude each other"
 	case $variant in
 	patched|patched-kabi|unpatched|without-?*) ;;
@@ -119,7 +119,7 @@ boot_judge() {
 	kit_py ktap judge "$log" --kunit-dir "$(kunit_dir)" --branch "$branch" \
 		--expect "$TABLES_DIR/boot-expect.table" "${args[@]}" --profile "$profile" \
 		--title "boot-$variant$(boot_profile_tag "$profile")${KB_TAG:-}" --note "$note" \
-		--records "$out.tsv" > "$out.ktap" || rc=$?
+		--records "$out.tsv" --version "$REQ_VERSION" --target "$REQ_TARGET" > "$out.ktap" || rc=$?
 	cat "$out.ktap"
 	return "$rc"
 }

@@ -275,11 +275,12 @@ check_verdict() {
 	return "$EXIT_UNVERIFIED"
 }
 
-# check_run TREE BRANCH -> the KTAP document of the check on stdout; the
-# build target is KB_* (kb_target).  0 when nothing failed.
+# check_run -> the KTAP document of the check of the request's tree
+# (REQ_TREE, REQ_BRANCH) on stdout; the build target is KB_*
+# (request_target).  0 when nothing failed.
 check_run() (
 	local o name failed
-	CK_TREE=$1 CK_BRANCH=$2 CK_STUBS=
+	CK_TREE=$REQ_TREE CK_BRANCH=$REQ_BRANCH CK_STUBS=
 	need_cache
 	state_init "$CK_TREE"
 	# the kit's own copy is not remade while it is checked (its directory

@@ -1,119 +1,82 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash disable=SC2034  # CLI_* are the command's settings
-# cli.sh - the options every command in bin/ shares, parsed in one place,
-# and the one resolution of the tree, branch and build target a command
-# then passes down as arguments.
-#
-#   --kdir DIR      a kernel tree (KDIR=); relative to --from
-#   --branch B      a supported branch (BRANCH=); with --kdir it must agree
-#   --from DIR      the caller's directory (the Makefile passes $PWD)
-#   --arch A        x86_64 or arm64 (ARCH=); default: the tree's own
-#   --llvm 1        build with clang/LLVM (LLVM=1)
-#   --kconfig K     the tree's own config: a defconfig name or a file (KCONFIG=)
-#   --verify M      strict: an object no build verifies refuses the change (VERIFY=)
-#   --topics LIST   topics (TOPICS=), --profile P (PROFILE=), --strict, --force
-# Anything else is left in CLI_REST for the command.
-kit_use tables trees
+# shellcheck shell=bash
+# cli.sh - a command's start: its command line into the request (request.sh
+# request_parse, the one parser) and the one resolution of the tree it
+# works on, which may need the kit's own copies of a branch (worktree.sh,
+# fetch.sh).  Only bin/ calls these, once per command.
+kit_use tables trees state request
 
-# cli_parse ARGS...: the shared options into CLI_*, the others in CLI_REST
+# cli_parse CMD ARGS...: the command line of bin/CMD into the request
 cli_parse() {
-	CLI_KDIR=- CLI_BRANCH='' CLI_FROM=$PWD CLI_ARCH='' CLI_LLVM='' CLI_KCONFIG='' CLI_VERIFY=''
-	CLI_TOPICS='' CLI_PROFILE='' CLI_STRICT=0 CLI_FORCE=0
-	CLI_REST=()
-	while [ $# -gt 0 ]; do
-		case $1 in
-		--strict) CLI_STRICT=1; shift; continue ;;
-		--force) CLI_FORCE=1; shift; continue ;;
-		--kdir|--branch|--from|--arch|--llvm|--kconfig|--verify|--topics|--profile)
-			[ $# -ge 2 ] || usage_error "$1 needs a value"
-			case $1 in
-			--kdir) CLI_KDIR=$2 ;;
-			--branch) CLI_BRANCH=$2 ;;
-			--from) CLI_FROM=$2 ;;
-			--arch) CLI_ARCH=$2 ;;
-			--llvm) CLI_LLVM=$2 ;;
-			--kconfig) CLI_KCONFIG=$2 ;;
-			--verify) CLI_VERIFY=$2 ;;
-			--topics) CLI_TOPICS=$2 ;;
-			--profile) CLI_PROFILE=$2 ;;
-			esac
-			shift 2 ;;
-		*) CLI_REST+=("$1"); shift ;;
-		esac
-	done
-	if [ -n "$CLI_BRANCH" ]; then require_branch "$CLI_BRANCH"; fi
-	if [ -n "$CLI_TOPICS" ]; then check_topics "$CLI_TOPICS" > /dev/null; fi
-	case $CLI_VERIFY in ''|default|strict) ;; *) usage_error "VERIFY=$CLI_VERIFY: use VERIFY=strict or leave it out" ;; esac
-	# a relative KCONFIG= file is the caller's
-	if [ -n "$CLI_KCONFIG" ] && [ "${CLI_KCONFIG#/}" = "$CLI_KCONFIG" ] && [ -f "$CLI_FROM/$CLI_KCONFIG" ]; then
-		CLI_KCONFIG=$CLI_FROM/$CLI_KCONFIG
-	fi
-	return 0
+	request_parse "$@"
 }
 
-# cli_tree VARIANT: TREE and BRANCH of the command (resolve_tree below;
-# VARIANT is the kit's copy used without --kdir)
+# cli_tree VARIANT: the request's tree and branch: KDIR= when given (a
+# BRANCH= given too must be the tree's own), else the kit's VARIANT copy
+# of the branch (scratch, patched, unpatched, ... see worktree.sh)
 cli_tree() {
-	resolve_tree "$CLI_KDIR" "$CLI_BRANCH" "$1" "$CLI_FROM"
-}
-
-# cli_kernel_tree: TREE and BRANCH of a command that builds the kit's own
-# kernels of BRANCH (TREE: the pristine tree, fetched as needed) or, with
-# --kdir, the kernel of that tree; CLI_KDIR_ARGS: "--kdir TREE" then
-cli_kernel_tree() {
-	CLI_KDIR_ARGS=()
-	if [ "$CLI_KDIR" != - ]; then
-		cli_tree unpatched
-		CLI_KDIR_ARGS=(--kdir "$TREE")
+	local tree b
+	if [ "$REQ_KDIR" != - ]; then
+		tree=$(tree_dir "$REQ_KDIR" "$REQ_FROM")
+		is_kernel_tree "$tree" || not_a_tree "$tree" "$REQ_KDIR"
+		b=$(tree_branch "$tree")
+		[ -z "$REQ_BRANCH" ] || [ "$b" = "$REQ_BRANCH" ] ||
+			usage_error "KDIR=$REQ_KDIR is Linux $(kernel_version "$tree") (branch $b) but BRANCH=$REQ_BRANCH; drop BRANCH= or point KDIR= at a $REQ_BRANCH tree"
+		request_tree "$tree" "$b"
 		return 0
 	fi
-	BRANCH=${CLI_BRANCH:-$DEFAULT_BRANCH}
-	require_branch "$BRANCH"
-	TREE=$(pristine_dir "$BRANCH")
-	[ -f "$TREE/Makefile" ] || TREE=$(kit_use fetch && fetch_tree "$BRANCH")
-}
-
-# cli_target: KB_* for the command's build target on TREE (kbuild.sh)
-cli_target() {
-	kit_use kbuild
-	kb_target "$CLI_ARCH" "$CLI_LLVM" "$CLI_KCONFIG" "$TREE"
-}
-
-# cli_verify_args -> the compile verification options of apply, one a line
-cli_verify_args() {
-	[ -z "$CLI_ARCH" ] || printf '%s\n' --arch "$CLI_ARCH"
-	[ -z "$CLI_LLVM" ] || printf '%s\n' --llvm "$CLI_LLVM"
-	[ -z "$CLI_KCONFIG" ] || printf '%s\n' --kconfig "$CLI_KCONFIG"
-	[ -z "$CLI_VERIFY" ] || printf '%s\n' --verify "$CLI_VERIFY"
-}
-
-# cli_no_rest USAGE: the command takes no other argument
-cli_no_rest() {
-	[ ${#CLI_REST[@]} -eq 0 ] || usage_error "unknown argument '${CLI_REST[0]}'; usage: $1"
-}
-
-# resolve_tree KDIR BRANCH VARIANT [FROM] -> the tree a command works on: KDIR
-# when given (BRANCH, when also given, must be the tree's own branch), else
-# the kit's VARIANT copy of BRANCH (default: the default branch; VARIANT:
-# scratch, patched, unpatched, ... see worktree.sh).  Sets TREE and BRANCH
-# (the branch whose series the tree gets) for the command; only commands
-# call it, once.  KDIR "-" means "not given"; "" is an error.
-resolve_tree() {
-	local kdir=$1 branch=$2 variant=$3 from=${4:-$PWD} b
-	if [ "$kdir" != - ]; then
-		TREE=$(tree_dir "$kdir" "$from")
-		is_kernel_tree "$TREE" || not_a_tree "$TREE" "$kdir"
-		b=$(tree_branch "$TREE")
-		if [ -n "$branch" ]; then
-			require_branch "$branch"
-			[ "$b" = "$branch" ] ||
-				usage_error "KDIR=$kdir is Linux $(kernel_version "$TREE") (branch $b) but BRANCH=$branch; drop BRANCH= or point KDIR= at a $branch tree"
-		fi
-		BRANCH=$b
-		return 0
-	fi
-	BRANCH=${branch:-$DEFAULT_BRANCH}
-	require_branch "$BRANCH"
+	request_branch_or_default
 	kit_use worktree
-	TREE=$(worktree "$BRANCH" "$variant")
+	tree=$(worktree "$REQ_BRANCH" "$1")
+	request_tree "$tree" "$REQ_BRANCH"
+}
+
+# cli_kernel_tree: the tree of a command that builds kernels: with KDIR=
+# that tree, else the branch's pristine tree (fetched as needed), whose
+# copies the command builds
+cli_kernel_tree() {
+	local tree
+	if [ "$REQ_KDIR" != - ]; then
+		cli_tree unpatched
+		return 0
+	fi
+	request_branch_or_default
+	tree=$(pristine_dir "$REQ_BRANCH")
+	[ -f "$tree/Makefile" ] || tree=$(kit_use fetch && fetch_tree "$REQ_BRANCH")
+	request_tree "$tree" "$REQ_BRANCH"
+}
+
+# cli_branch_tree: the branch's pristine tree without fetching it (the
+# commands that work on the kit's copies of a branch: its build target)
+cli_branch_tree() {
+	request_branch_or_default
+	request_tree "$(pristine_dir "$REQ_BRANCH")" "$REQ_BRANCH"
+}
+
+# cli_positional_branch: make tree's branch: BRANCH= or one positional
+# argument (bin/tree 6.1), else the default branch
+cli_positional_branch() {
+	if [ ${#REQ_ARGS[@]} -gt 0 ]; then
+		if [ ${#REQ_ARGS[@]} -gt 1 ] || [ -n "$REQ_BRANCH" ]; then
+			usage_error "two branches given; usage: make tree BRANCH=b"
+		fi
+		request_with BRANCH="${REQ_ARGS[0]}"
+	fi
+	request_branch_or_default
+}
+
+# cli_state_tree: the tree of make unapply: a KDIR= tree that holds the
+# kit's state needs nothing else (a file the series touched may be gone;
+# the state says what to take out, so no branch is resolved); any other
+# as cli_tree scratch
+cli_state_tree() {
+	local tree
+	if [ "$REQ_KDIR" != - ]; then
+		tree=$(tree_dir "$REQ_KDIR" "$REQ_FROM")
+		if [ -d "$tree/$STATE_NAME" ]; then
+			request_tree "$tree" "$REQ_BRANCH"
+			return 0
+		fi
+	fi
+	cli_tree scratch
 }

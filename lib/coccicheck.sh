@@ -2,12 +2,12 @@
 # shellcheck shell=bash
 # coccicheck.sh - run the kit's semantic patches through the kernel's own
 # "make coccicheck" (make coccicheck KDIR=d|BRANCH=b MODE=... COCCI=...).
-# coccicheck_run [-M DIR] TREE MODE [COCCI...]
-#
-# MODE is one of coccicheck's modes: patch, report, context, org. COCCI are
-# .cocci files (default: every cocci/*.cocci of the kit), each run with
-# COCCI=<absolute path>; -M DIR limits the run to that directory of the
-# tree (coccicheck's M=, e.g. mm). The output is coccicheck's.
+# coccicheck_run: on the request's tree (REQ_TREE) in REQ_MODE, one of
+# coccicheck's modes: patch, report, context, org. The positional
+# arguments (REQ_ARGS) are .cocci files (default: every cocci/*.cocci of
+# the kit), each run with COCCI=<absolute path>; REQ_DIR_M (make's M=)
+# limits the run to that directory of the tree (e.g. mm). The output is
+# coccicheck's.
 #
 # The macro file: scripts/coccicheck appends the "// Options:" line of a
 # .cocci file to spatch's arguments, and runs spatch from the kernel tree,
@@ -21,18 +21,18 @@
 #   make coccicheck MODE=report COCCI=$KIT/cocci/<name>.cocci \
 #        SPFLAGS="--macro-file $KIT/cocci/macros.h" [M=mm]
 # TREE is only read.
-kit_use tables trees
+kit_use tables trees request
 
 coccicheck_run() (
-	local m='' tree mode f rc=0
-	if [ "${1:-}" = -M ]; then
-		m=${2:-}
-		[ -n "$m" ] || usage_error "M= is empty; give a directory of the tree, e.g. M=mm"
-		shift 2
-	fi
-	[ $# -ge 2 ] || usage_error "usage: coccicheck_run [-M DIR] TREE MODE [COCCI...]"
-	tree=$1 mode=$2
-	shift 2
+	local m=$REQ_DIR_M tree=$REQ_TREE mode=$REQ_MODE f rc=0 cocci=()
+	case $m in
+	-) m='' ;;
+	'') usage_error "M= is empty; give a directory of the tree, e.g. M=mm" ;;
+	esac
+	for f in ${REQ_ARGS[@]+"${REQ_ARGS[@]}"}; do
+		case $f in /*) cocci+=("$f") ;; *) cocci+=("$REQ_FROM/$f") ;; esac
+	done
+	set -- ${cocci[@]+"${cocci[@]}"}
 	[ -f "$tree/scripts/coccicheck" ] || usage_error "$tree has no scripts/coccicheck; point KDIR= at the top of a Linux tree"
 	case $mode in patch|report|context|org) ;; *) usage_error "unknown mode '$mode'; use MODE=patch, report, context or org" ;; esac
 	command -v spatch >/dev/null || die "spatch not found; install coccinelle (bin/deps does as root)"

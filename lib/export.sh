@@ -17,7 +17,7 @@
 # topic, re-targeted where needed) on a copy of the tree; nothing is
 # exported when no topic can be applied.  A refused export leaves no file
 # of an earlier export of the same name in out/export/.
-kit_use tables trees fetch state apply
+kit_use tables trees fetch state request apply
 
 EXP_BASE_REF=refs/tags/mmbk-base
 EXP_WORK_BRANCH=mmbk-export
@@ -83,7 +83,7 @@ exp_plan_tree_copy() {
 		return 0
 	fi
 	link_copy "$TREE" "$copy" clean
-	kit_try apply_run apply "$copy" "$EXP_BRANCH" --force >&2
+	kit_try request_call TREE="$copy" BRANCH="$EXP_BRANCH" FORCE=1 -- apply_run apply >&2
 	case $KIT_RC in
 	0) ;;
 	"$EXIT_PARTIAL") warn "$TREE: some topics cannot be applied (see above); exporting the others" ;;
@@ -191,12 +191,13 @@ exp_clear() {
 	rm -rf "${OUT_DIR:?}/export/$1" "$OUT_DIR/export/$1.mbox" "$OUT_DIR/export/$1.cover" "$OUT_DIR/export/.$1.tmp"
 }
 
-# export_run WHAT FORMAT BRANCH: WHAT is a branch (its series onto its
-# pristine tree) or a tree's directory (what it needs; BRANCH is the
-# branch its series comes from); prints the export's path
+# export_run WHAT: WHAT is a branch (its series onto its pristine tree)
+# or a tree's directory (what it needs; the request's REQ_BRANCH is the
+# branch its series comes from), in the request's REQ_FORMAT; prints the
+# export's path
 export_run() (
-	local what=$1 format=$2 repo tmp f
-	EXP_BRANCH=$3
+	local what=$1 format=$REQ_FORMAT repo tmp f
+	EXP_BRANCH=$REQ_BRANCH
 	# every commit the export makes is reproducible: the same input, the same ids
 	export GIT_COMMITTER_NAME="mm-backport-kit" GIT_COMMITTER_EMAIL="kit@localhost"
 	export GIT_COMMITTER_DATE="2000-01-01T00:00:00+0000" GIT_CONFIG_NOSYSTEM=1

@@ -5,8 +5,9 @@
 # (GCC, or LLVM=1) and the configuration (the kit's fragments on
 # tinyconfig, or with KCONFIG= the tree's own: a defconfig name or a file).
 #
-# kb_target sets the build target (bin/ through cli.sh; apply.sh and
-# retarget.sh for their compile checks; matrix.sh per step and build
+# kb_target sets the build target, called only by request.sh
+# request_target (the request's target, resolved once: by bin/, by
+# retarget.sh for its compile checks, by matrix.sh per step and build
 # target); every later call uses KB_*:
 #   KB_ARCH     x86_64 | arm64        (the kit's name of the architecture)
 #   KB_SRCARCH  x86 | arm64           (ARCH= given to the kernel's make: always
@@ -279,8 +280,10 @@ kb_kconfig_fragments() {
 kb_fragments() {
 	local src=$1 c
 	printf '%s\n' "$KIT_DIR/configs/base.config" "$KIT_DIR/configs/arch/$KB_ARCH.config"
-	if is_kernel_tree "$src" && tree_is_branch "$src"; then
-		c=$(branch_field "$(nearest_branch "$(kernel_version "$src")")" config)
+	# a tree of the request's branch itself (not a vendor tree between
+	# branches) gets the branch's fragment
+	if [ -n "$REQ_BRANCH" ] && is_kernel_tree "$src" && tree_is_branch "$src"; then
+		c=$(branch_field "$REQ_BRANCH" config)
 		[ "$c" = - ] || [ -z "$c" ] || printf '%s\n' "$KIT_DIR/configs/$c"
 	fi
 	kb_profile_fragments "$2"

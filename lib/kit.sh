@@ -93,30 +93,6 @@ join_lines() {
 	awk -v sep="${1-; }" '{ printf "%s%s", (NR > 1 ? sep : ""), $0 } END { if (NR) print "" }'
 }
 
-# kit_options WHO SPEC ARGS...: the options of a command or module entry point into
-# its caller's variables.  SPEC lists "--name=var" (takes a value: var is
-# set to it) and "--name!var=value" (a flag: var is set to value); any
-# other argument, or a missing value, is one usage error naming WHO.
-kit_options() {
-	local _ko_who=$1 _ko_spec=$2 _ko_s _ko_hit
-	shift 2
-	while [ $# -gt 0 ]; do
-		_ko_hit=
-		for _ko_s in $_ko_spec; do
-			case $_ko_s in
-			"$1="*)	[ $# -ge 2 ] || usage_error "$_ko_who: $1 needs a value"
-				printf -v "${_ko_s#*=}" '%s' "$2"
-				_ko_hit=2; break ;;
-			"$1!"*)	_ko_s=${_ko_s#*!}
-				printf -v "${_ko_s%%=*}" '%s' "${_ko_s#*=}"
-				_ko_hit=1; break ;;
-			esac
-		done
-		[ -n "$_ko_hit" ] || usage_error "$_ko_who: unknown argument '$1'"
-		shift "$_ko_hit"
-	done
-}
-
 # path_key PATH -> short stable name for a path (build dirs, DKMS trees)
 path_key() {
 	printf '%s' "$1" | sha256sum | cut -c1-12

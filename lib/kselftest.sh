@@ -9,7 +9,7 @@
 # configuration and programs: boot.sh's kernels), and judged case by case
 # (mmbk kselftest): passes or skips unpatched but fails, hangs or leaves a
 # kernel splat patched is a regression.
-kit_use tables trees fetch kbuild guest results boot state apply unapply
+kit_use tables trees fetch kbuild guest results request boot state apply unapply
 
 KSFT_TABLE=$TABLES_DIR/kselftests.table
 KSFT_EXPECT=$TABLES_DIR/kselftest-expect.table
@@ -246,7 +246,7 @@ ksft_guest() {
 # the committed expectations are kept by (the arch column of
 # tables/kselftest-expect.table): x86_64, arm64, x86_64-llvm, x86_64-rt...
 ksft_key() {
-	printf '%s%s%s\n' "$KB_ARCH" "${KB_TAG#-"$KB_ARCH"}" "$(boot_profile_tag "$1")"
+	printf '%s%s\n' "$REQ_TARGET" "$(boot_profile_tag "$1")"
 }
 
 # ksft_variant BRANCH VARIANT PROFILE BUILT OUT [SRC]: the kernel of VARIANT
@@ -257,8 +257,8 @@ ksft_key() {
 # (CACHE/kselftest/results/): the same unpatched kernel never boots twice.
 ksft_variant() {
 	local branch=$1 variant=$2 profile=$3 built=$4 out=$5 src=${6:-} image obj run sum key cached t0
-	image=$(boot_run --branch "$branch" ${src:+--kdir "$src"} --variant "$variant" --profile "$profile" \
-		--build-only | tail -n1)
+	image=$(request_call BRANCH="$branch" ${src:+KDIR="$src" TREE="$src"} VARIANT="$variant" \
+		BUILD_PROFILE="$profile" BUILD_ONLY=1 OUT="$OUT_DIR" -- boot_run | tail -n1)
 	obj=${image%/"$KB_IMAGE"}
 	run=$out/$variant
 	rm -rf "$run"
@@ -308,7 +308,7 @@ ksft_kdir_trees() {
 		link_copy "$kdir" "$copy"
 		# the copy's own kit state: unapply rewrites it, never KDIR's
 		state_copy_to "$kdir" "$copy"
-		kit_try unapply_run "$copy" "$branch" >&2
+		kit_try request_call TREE="$copy" BRANCH="$branch" -- unapply_run >&2
 		[ "$KIT_RC" -eq 0 ] ||
 			die "the kit's series could not be taken out of a copy of $kdir (make unapply status $KIT_RC, see above); run make status KDIR=$kdir"
 		printf '%s\n%s\n' "$copy" "$kdir"
@@ -317,7 +317,7 @@ ksft_kdir_trees() {
 	copy=$base/patched/linux
 	progress "selftests: the patched kernel is a copy of $kdir with the $branch series applied: $copy"
 	link_copy "$kdir" "$copy" clean
-	kit_try apply_run apply "$copy" "$branch" --records "$copy.records" >&2
+	kit_try request_call TREE="$copy" BRANCH="$branch" RECORDS="$copy.records" -- apply_run apply >&2
 	case $KIT_RC in
 	0) ;;
 	"$EXIT_NOTHING") die "nothing of the $branch series is missing from $kdir (upstream, or applied without the kit): there is no kernel without it to compare; point KDIR= at a tree without the series, or apply it with make apply KDIR=" ;;
@@ -327,22 +327,22 @@ ksft_kdir_trees() {
 	printf '%s\n%s\n' "$kdir" "$copy"
 }
 
-# ksft_run (--branch B | --kdir DIR --branch B) [--profile P] [--save] [--out DIR] [--only VARIANT]
-# (make selftests): build the programs, run them on both kernels of build
-# profile P (test: the default; rt: PREEMPT_RT), judge;
-# OUT/selftests/<branch>-<key>/: the guest logs, records.tsv, selftests.ktap,
-# junit.xml, results.json, selftests.md.  --save writes the observed rows
-# into tables/kselftest-expect.table.  Status 1 on a regression or a
-# difference from the committed expectations.  --only patched: the patched
-# kernel alone, judged against the committed expectations (the matrix's
-# hook); --only unpatched: the kernel without the series alone, reported
-# as it is (not judged).  --kdir: the user's tree (ksft_kdir_trees), judged
-# patched against unpatched only (the committed expectations are the kit's
-# trees'; neither --save nor --only).
+# ksft_run (make selftests): the request's branch (REQ_BRANCH; with KDIR=
+# its tree REQ_TREE) on both kernels of build profile REQ_BUILD_PROFILE
+# (test: the default; rt: PREEMPT_RT): the programs built, run, judged;
+# REQ_OUT/selftests/<branch>-<key>/: the guest logs, records.tsv,
+# selftests.ktap, junit.xml, results.json, selftests.md.  REQ_SAVE=1
+# writes the observed rows into tables/kselftest-expect.table.  Status 1 on
+# a regression or a difference from the committed expectations.  REQ_ONLY
+# patched: the patched kernel alone, judged against the committed
+# expectations (the matrix's hook); unpatched: the kernel without the
+# series alone, reported as it is (not judged).  KDIR=: the user's tree
+# (ksft_kdir_trees), judged patched against unpatched only (the committed
+# expectations are the kit's trees'; neither SAVE=1 nor ONLY=).
 ksft_run() (
-	local branch='' kdir='' save=0 out=$OUT_DIR only='' profile=test tree built dir v rc=0 args=() t0 tb variants
-	local srcs=() name src pbranch ptree
-	kit_options selftests "--save!save=1 --branch=branch --kdir=kdir --out=out --only=only --profile=profile" "$@"
+	local branch=$REQ_BRANCH kdir='' save=$REQ_SAVE out=$REQ_OUT only=$REQ_ONLY profile=$REQ_BUILD_PROFILE
+	local tree built dir v rc=0 args=() t0 tb variants srcs=() name src pbranch ptree
+	[ "$REQ_KDIR" = - ] || kdir=$REQ_TREE
 	[ -n "$branch" ] || usage_error "selftests: --branch is required"
 	case $only in
 	'') variants="unpatched patched" ;;
@@ -391,7 +391,8 @@ ksft_run() (
 			ksft_variant "$branch" "$v" "$profile" "$built" "$dir"
 		fi
 	done
-	args=(--branch "$branch" --arch "$(ksft_key "$profile")" --records "$dir/records.tsv" --markdown "$dir/selftests.md")
+	args=(--branch "$branch" --arch "$(ksft_key "$profile")" --records "$dir/records.tsv" --markdown "$dir/selftests.md"
+		--version "$REQ_VERSION" --target "$REQ_TARGET")
 	case $only in
 	'') args+=(--patched "$dir/patched.log" --unpatched "$dir/unpatched.log")
 	    [ -n "$kdir" ] || args+=(--expect "$KSFT_EXPECT") ;;

@@ -14,7 +14,7 @@
 # the one writer of each format makes out/ktap/<branch>-<step>.ktap,
 # out/junit.xml, out/results.json and out/matrix.md.  Status 1 if anything
 # failed.
-kit_use tables trees kbuild results steps fetch worktree check boot abi kselftest
+kit_use tables trees kbuild results request steps fetch worktree check boot abi kselftest
 
 # matrix_tokens BRANCH FULL -> the table's tokens of the branch: VARIANT
 # [@PROFILE][/TARGET] boots and check/TARGET checks (TARGET: arm64, llvm,
@@ -45,22 +45,26 @@ matrix_carried_topics() {
 	result_names "$OUT_DIR/results/$1-apply.tsv" topic applied
 }
 
-# matrix_target TREE TARGET: KB_* for TARGET ("", arm64, llvm, arm64-llvm)
+# matrix_target TREE BRANCH TARGET: the request of a step on TREE, a tree
+# of BRANCH, for TARGET ("", arm64, llvm, arm64-llvm; "": the matrix's
+# own ARCH= and LLVM=), its build target resolved (KB_*; in the step's
+# subshell)
 matrix_target() {
 	local arch='' llvm=''
-	case $2 in
+	case $3 in
 	'') arch=$MX_ARCH llvm=$MX_LLVM ;;
 	arm64) arch=arm64 ;;
 	llvm) arch=$MX_ARCH llvm=1 ;;
 	arm64-llvm) arch=arm64 llvm=1 ;;
-	*) die "tables/boot-baselines.table: unknown target '/$2' (arm64, llvm or arm64-llvm)" ;;
+	*) die "tables/boot-baselines.table: unknown target '/$3' (arm64, llvm or arm64-llvm)" ;;
 	esac
-	kb_target "$arch" "$llvm" "" "$1"
+	request_with TREE="$1" BRANCH="$2" ARCH="$arch" LLVM="$llvm" KCONFIG=''
+	request_target
 }
 
-# matrix_tag TREE TARGET -> the build target's tag (kbuild.sh KB_TAG)
+# matrix_tag TREE BRANCH TARGET -> the build target's tag (kbuild.sh KB_TAG)
 matrix_tag() {
-	( matrix_target "$1" "$2" && printf '%s\n' "${KB_TAG:-}" ) 2>/dev/null || true
+	( matrix_target "$1" "$2" "$3" && printf '%s\n' "${KB_TAG:-}" ) 2>/dev/null || true
 }
 
 # matrix_step BRANCH STEP RECORDS CMD...: run one step of a branch in a
@@ -95,33 +99,34 @@ matrix_apply() (	# BRANCH
 )
 
 matrix_check() (	# BRANCH TREE TARGET
-	matrix_target "$2" "$3"
-	check_run "$2" "$1"
+	matrix_target "$2" "$1" "$3"
+	check_run
 )
 
 matrix_boot() (	# BRANCH VARIANT PROFILE TARGET
-	matrix_target "$(pristine_dir "$1")" "$4"
-	boot_run --branch "$1" --variant "$2" --profile "$3"
+	matrix_target "$(pristine_dir "$1")" "$1" "$4"
+	request_with VARIANT="$2" BUILD_PROFILE="$3"
+	boot_run
 )
 
 matrix_selftests() (	# BRANCH PROFILE TARGET ONLY
-	matrix_target "$(pristine_dir "$1")" "$3"
-	local only=()
-	[ "$4" = - ] || only=(--only "$4")
-	ksft_run --branch "$1" --profile "$2" --out "$OUT_DIR" ${only[@]+"${only[@]}"}
+	matrix_target "$(pristine_dir "$1")" "$1" "$3"
+	request_with BUILD_PROFILE="$2" OUT="$OUT_DIR" ONLY="${4#-}"
+	ksft_run
 )
 
 # matrix_selftests_records BRANCH PROFILE TARGET -> where matrix_selftests'
 # run writes its records
 matrix_selftests_records() {
 	local key
-	key=$(matrix_target "$(pristine_dir "$1")" "$3" && ksft_key "$2")
+	key=$(matrix_target "$(pristine_dir "$1")" "$1" "$3" && ksft_key "$2")
 	printf '%s/selftests/%s-%s/records.tsv\n' "$OUT_DIR" "$1" "$key"
 }
 
 matrix_abi() (	# BRANCH PROFILE [TOPICS]
-	matrix_target "$(pristine_dir "$1")" ""
-	abi_run "$(pristine_dir "$1")" "$1" "$1" --profile "$2" ${3:+--topics "$3"}
+	matrix_target "$(pristine_dir "$1")" "$1" ""
+	request_with SERIES_PROFILE="$2" TOPICS="${3:-}"
+	abi_run
 )
 
 # matrix_abi_profile BRANCH FULL -> the profile(s) make abi reports on
@@ -153,7 +158,7 @@ matrix_boots() {
 		case $token in */*) target=${token#*/} token=${token%%/*} ;; esac
 		v=${token%%@*} p=test
 		case $token in *@*) p=${token#*@} ;; esac
-		tag=$b-$v$([ "$p" = test ] || echo "-$p")$(matrix_tag "$(pristine_dir "$b")" "$target")
+		tag=$b-$v$([ "$p" = test ] || echo "-$p")$(matrix_tag "$(pristine_dir "$b")" "$b" "$target")
 		printf '%s %s %s %s\n' "boot-${tag#"$b"-}" "$v" "$p" "${target:--}"
 	done
 }
@@ -215,6 +220,8 @@ matrix_branch() {
 	# fetch_tree verified its content: the steps' subshells inherit that
 	# shellcheck disable=SC2034  # read by fetch.sh scratch_copy
 	PRISTINE_VERIFIED["$b"]=1
+	# the branch's records carry its tree's version
+	request_with TREE="$(pristine_dir "$b")" BRANCH="$b"
 	result "$OUT_DIR/results/$b.steps.tsv" step tree "$b" tree pass - "$STEP_SECONDS" \
 		"Linux $(kernel_version "$(pristine_dir "$b")")"
 	progress "matrix: $b tree: Linux $(kernel_version "$(pristine_dir "$b")") (${STEP_SECONDS}s)"
@@ -231,7 +238,7 @@ matrix_branch() {
 	for s in $(matrix_checks "$b" "$full"); do
 		target=${s#check}
 		target=${target#-}
-		matrix_step "$b" "$s" "$OUT_DIR/check/$b$(matrix_tag "$tree" "$target")/results.tsv" \
+		matrix_step "$b" "$s" "$OUT_DIR/check/$b$(matrix_tag "$tree" "$b" "$target")/results.tsv" \
 			matrix_check "$b" "$tree" "$target"
 	done
 	[ "$boot" = 1 ] || return 0
@@ -239,7 +246,7 @@ matrix_branch() {
 	if [ -n "$p" ]; then
 		# plain make test: only the @test-topics (FULL=1: every topic)
 		topics=$([ "$full" = 1 ] || table_setting "$TABLES_DIR/abi-expect.table" test-topics)
-		matrix_step "$b" abi "$CACHE_DIR/abi/$b$(matrix_tag "$(pristine_dir "$b")" "")/results.tsv" \
+		matrix_step "$b" abi "$CACHE_DIR/abi/$b$(matrix_tag "$(pristine_dir "$b")" "$b" "")/results.tsv" \
 			matrix_abi "$b" "$p" "$topics"
 	fi
 	[ -n "$boots" ] || return 0
@@ -263,21 +270,13 @@ matrix_writer_failed() {
 	result "$OUT_DIR/results/matrix-writers.tsv" case writer matrix "$1" error - - "the writer of $1 failed (its error is above in the matrix's log)"
 }
 
-# matrix_run [--boot] [--full] [--arch A] [--llvm L] [BRANCH...]: the
-# matrix; ARCH and LLVM are the default build target of every step
+# matrix_run: the matrix of the request: REQ_ARGS the branches (none:
+# every branch), REQ_BOOT=1 the boots, REQ_FULL=1 every kernel and target;
+# REQ_ARCH and REQ_LLVM are the default build target of every step
 matrix_run() (
-	local b f boot=0 full=0 fail=0 t0 branches=() files=() args=()
-	MX_ARCH='' MX_LLVM=''
-	while [ $# -gt 0 ]; do
-		case $1 in
-		--boot) boot=1; shift ;;
-		--full) full=1; boot=1; shift ;;
-		--arch) MX_ARCH=${2:-}; shift 2 ;;
-		--llvm) MX_LLVM=${2:-}; shift 2 ;;
-		-*) usage_error "matrix: unknown option '$1'" ;;
-		*) branches+=("$1"); shift ;;
-		esac
-	done
+	local b f boot=${REQ_BOOT:-0} full=$REQ_FULL fail=0 t0 branches=(${REQ_ARGS[@]+"${REQ_ARGS[@]}"}) files=() args=()
+	MX_ARCH=$REQ_ARCH MX_LLVM=$REQ_LLVM
+	[ "$full" = 0 ] || boot=1
 	# shellcheck disable=SC2206
 	[ ${#branches[@]} -gt 0 ] || branches=($SUPPORTED_BRANCHES)
 	for b in "${branches[@]}"; do require_branch "$b"; done
@@ -294,7 +293,8 @@ matrix_run() (
 	done
 	for b in "${branches[@]}"; do
 		progress "matrix: $b"
-		matrix_branch "$b" "$boot" "$full"
+		# each branch's steps in a request of their own (its tree)
+		request_call BRANCH="$b" -- matrix_branch "$b" "$boot" "$full"
 	done
 	matrix_expect
 	# one writer per format, all from the records; a writer that fails is

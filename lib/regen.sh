@@ -3,7 +3,7 @@
 # regen.sh - rebuild the backports of a branch from its pristine tree
 # (make regen).
 #
-# regen_run [--check] [--profile default|kabi] BRANCH
+# regen_run (make regen BRANCH= [PROFILE=kabi] [REGEN_CHECK=1]): the request's branch
 # For every patch of backports/BRANCH/series that has a recipe in
 # tables/recipes.table, the files it touches are taken from the tree state
 # left by the patches before it (pristine tree + earlier patches), the
@@ -11,10 +11,10 @@
 # put under the header of the committed backport (everything up to the
 # first `---` line; the diffstat below it is regenerated). Patches without
 # a recipe are applied unchanged so that later recipes see the right base.
-#   regen_run BRANCH          rewrite backports/BRANCH/NNNN-*.patch
-#   regen_run --check BRANCH  regenerate into a temporary directory and
+#   make regen BRANCH=b       rewrite backports/BRANCH/NNNN-*.patch
+#   REGEN_CHECK=1             regenerate into a temporary directory and
 #                             compare; status 1 ("FILE: differs") on a mismatch
-#   --profile kabi            the kABI variant of the series: where the
+#   PROFILE=kabi              the kABI variant of the series: where the
 #                             recipes have a "kabi/<patch>" recipe, it
 #                             (re)builds backports/BRANCH/kabi/<patch>, which
 #                             takes the place of <patch>; the patches after it
@@ -23,7 +23,7 @@
 # by hand: they are never rewritten, but their recipe must give the same
 # files on their branch (both modes; "FILE: its recipe ... does not
 # reproduce it" and status 1 otherwise).
-kit_use tables trees recipes
+kit_use tables trees recipes request
 
 # regen_reproduces NAME: the recipe of the hand-written backport NAME gives
 # the same files as the backport itself (RG_REF/after); the series then
@@ -43,18 +43,12 @@ regen_reproduces() {
 	return $ok
 }
 
+# regen_run: make regen of the request's branch (REQ_BRANCH), in
+# REQ_SERIES_PROFILE; REQ_REGEN_CHECK=1: the differences only
 regen_run() (
-	local check=0 profile=default branch pristine series bpdir tmp status n m name
-	while [ $# -gt 1 ]; do
-		case $1 in
-		--check) check=1; shift ;;
-		--profile) profile=${2:-}; shift 2 ;;
-		*) break ;;
-		esac
-	done
+	local check=$REQ_REGEN_CHECK profile=$REQ_SERIES_PROFILE branch=$REQ_BRANCH pristine series bpdir tmp status n m name
 	case $profile in default|kabi) ;; *) usage_error "unknown profile '$profile'; use default or kabi" ;; esac
-	[ $# -eq 1 ] || usage_error "usage: make regen BRANCH=b [PROFILE=kabi] [REGEN_CHECK=1]"
-	branch=$1
+	[ -n "$branch" ] || usage_error "usage: make regen BRANCH=b [PROFILE=kabi] [REGEN_CHECK=1]"
 	require_branch "$branch"
 	pristine=$(pristine_dir "$branch")
 	series=$(series_file "$branch")
@@ -91,7 +85,7 @@ regen_run() (
 			regen_reproduces "$name" || status=1
 			m=$((m + 1))
 		elif has_recipe "$name"; then
-			if [ $check -eq 1 ]; then
+			if [ "$check" -eq 1 ]; then
 				mkdir -p "$tmp/out/kabi"
 				regen_one "$name" "$tmp/out/$name"
 				if ! cmp -s "$tmp/out/$name" "$bpdir/$name"; then
@@ -113,7 +107,7 @@ regen_run() (
 		fi
 	done
 
-	if [ $check -eq 1 ] && [ $status -eq 0 ]; then
+	if [ "$check" -eq 1 ] && [ $status -eq 0 ]; then
 		info "$branch: $n regenerated patch(es) identical to backports/$branch, $m hand-written one(s) reproduced by their recipes"
 	fi
 	return $status

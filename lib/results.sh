@@ -4,7 +4,7 @@
 # records to a record file; KTAP, JUnit, JSON and Markdown are written from
 # record files by mmbk/results.py (one writer per format).
 #
-# A record is one TSV line of 8 fields:
+# A record is one TSV line of 10 fields:
 #   kind     step | patch | topic | case
 #   step     tree, apply, check, abi, boot-<variant>[-<profile>], unit, ...
 #   branch   the branch (or the tree's name)
@@ -14,6 +14,8 @@
 #   seconds  a number, or -
 #   text     the human text (for a patch: the apply report's phrase; for a
 #            case: its diagnostics, the reason last); \n \t \\ escaped
+#   version  the Linux version of the request's tree (request.sh), or -
+#   target   the request's build target, once resolved, or -
 kit_use tables trees
 
 RESULT_STATUSES="applied re-targeted re-anchored upstream n/a not-selected failed not-tried nothing-to-do pass fail skip xfail error"
@@ -29,7 +31,8 @@ result_name() {
 	printf '%s\n' "$out"
 }
 
-# result FILE KIND STEP BRANCH NAME STATUS TOPIC SECONDS TEXT: append a record
+# result FILE KIND STEP BRANCH NAME STATUS TOPIC SECONDS TEXT: append a
+# record, of the request's tree version and build target
 result() {
 	local file=$1 kind=$2 step=$3 branch=$4 name=$5 status=$6 topic=${7:--} secs=${8:--} text=${9:-}
 	case " $RESULT_STATUSES " in
@@ -39,8 +42,8 @@ result() {
 	text=${text//\\/\\\\}
 	text=${text//$'\t'/\\t}
 	text=${text//$'\n'/\\n}
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "$step" "$branch" "$name" "$status" \
-		"${topic:--}" "${secs:--}" "$text" >> "$file"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "$step" "$branch" "$name" "$status" \
+		"${topic:--}" "${secs:--}" "$text" "${REQ_VERSION:--}" "${REQ_TARGET:--}" >> "$file"
 }
 
 # result_get FILE KIND NAME FIELD -> FIELD (status, topic, seconds, text;
@@ -52,7 +55,7 @@ result_get() {
 	[ -f "$1" ] || return 0
 	# read by the shell itself (no process: make apply looks up dozens);
 	# every field but the text is non-empty ("-"), so tabs never collapse
-	while IFS=$'\t' read -r f1 _ _ f4 f5 f6 f7 f8; do
+	while IFS=$'\t' read -r f1 _ _ f4 f5 f6 f7 f8 _; do
 		if [ "$f1" != "$2" ] || [ "$f4" != "$3" ]; then continue; fi
 		case $col in 5) v=$f5 ;; 6) v=$f6 ;; 7) v=$f7 ;; *) v=$f8 ;; esac
 	done < "$1"

@@ -3,8 +3,9 @@
 # retarget.sh - rebuild the backports a tree needs when they do not apply to
 # it at fuzz 0 (a vendor tree, or a version between the supported branches).
 #
-# retarget_run [--dest DIR] [--no-compile] [--arch A] [--llvm L]
-#              [--kconfig K] [--verify strict|default] TREE [BRANCH [PATCH...]]
+# retarget_run DEST COMPILE TREE [BRANCH [PATCH...]]
+# DEST: where the patches go ("": out/<tree name>/); COMPILE 1: verify by
+# compiling, for the request's build target and VERIFY= (request.sh), 0 not.
 # TREE is only read. The patches are PATCH... from backports/BRANCH, or,
 # without PATCH, what plan_tree says TREE needs ("carry" lines, each from
 # the branch plan_tree chose for it; with BRANCH, from BRANCH). They are
@@ -48,7 +49,7 @@
 # afresh.  Re-targeted patches carry a "[ re-targeted from
 # backports/<b>/<name> by mm-backport-kit: ... ]" note.
 # Status: 0 every patch landed (or is already upstream), 1 otherwise.
-kit_use tables trees fetch plan recipes kbuild results
+kit_use tables trees fetch plan recipes kbuild results request
 
 # retarget_record NAME STATUS TEXT: NAME's record of this call
 retarget_record() {
@@ -421,24 +422,12 @@ retarget_summary() {
 }
 
 retarget_run() (
-	local name entry plan failed=0 branch='' arch='' llvm='' kconfig=''
-	RETARGET_COMPILE=1 RETARGET_VERIFY=default RETARGET_DEST=
-	while [ $# -gt 0 ]; do
-		case $1 in
-		--no-compile) RETARGET_COMPILE=0; shift ;;
-		--dest) RETARGET_DEST=${2:-}; shift 2 ;;
-		--arch) arch=${2:-}; shift 2 ;;
-		--llvm) llvm=${2:-}; shift 2 ;;
-		--kconfig) kconfig=${2:-}; shift 2 ;;
-		--verify) RETARGET_VERIFY=${2:-}; shift 2 ;;
-		-*) usage_error "retarget: unknown option '$1'" ;;
-		*) break ;;
-		esac
-	done
+	local name entry plan failed=0 branch=''
+	[ $# -ge 3 ] || usage_error "usage: retarget_run DEST COMPILE TREE [BRANCH [PATCH...]]"
+	RETARGET_DEST=$1 RETARGET_COMPILE=$2 RETARGET_VERIFY=$REQ_VERIFY
+	RETARGET_TREE=$(cd "$3" 2>/dev/null && pwd) || usage_error "KDIR=$3 does not exist; point KDIR= at a kernel source tree"
+	shift 3
 	case $RETARGET_VERIFY in default|strict) ;; *) usage_error "VERIFY=$RETARGET_VERIFY: use VERIFY=strict or leave it out" ;; esac
-	[ $# -ge 1 ] || usage_error "usage: retarget_run [options] TREE [BRANCH [PATCH...]]"
-	RETARGET_TREE=$(cd "$1" 2>/dev/null && pwd) || usage_error "KDIR=$1 does not exist; point KDIR= at a kernel source tree"
-	shift
 	is_kernel_tree "$RETARGET_TREE" || not_a_tree "$RETARGET_TREE" "$RETARGET_TREE"
 	branch=${1:-}
 	[ $# -eq 0 ] || shift
@@ -446,7 +435,9 @@ retarget_run() (
 	RETARGET_TREE_NAME=$(tree_name "$RETARGET_TREE")
 	RETARGET_TREE_VERSION=$(kernel_version "$RETARGET_TREE")
 	if [ "$RETARGET_COMPILE" = 1 ]; then
-		kb_target "$arch" "$llvm" "$kconfig" "$RETARGET_TREE"
+		# the request's target, on this tree (the command's own: resolved once)
+		[ "$REQ_TREE" = "$RETARGET_TREE" ] || request_with TREE="$RETARGET_TREE" BRANCH="${branch:-$REQ_BRANCH}"
+		request_target
 		progress "retarget: the compile verification is for $(kb_describe_from)"
 		retarget_build_copy
 	fi

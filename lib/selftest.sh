@@ -14,7 +14,7 @@
 # parser by the unit tests (t-ktap.sh).  A timestamped line on stderr per
 # unit-test file and per matrix step as it ends, with its counts.  Ends
 # with one "N passed, N failed, N skipped" line.
-kit_use tables trees results steps deps fetch
+kit_use tables trees results request steps deps fetch
 
 # selftest_step NAME RECORDS CMD...: run a step; its KTAP to
 # out/test/NAME.ktap, its stderr to out/test/NAME.log, its step record to
@@ -32,7 +32,7 @@ selftest_step() {
 	grep -E '^not ok' "$ST_DIR/$name.ktap" >&2 || true
 }
 
-# selftest_matrix ARGS...: the matrix as a step: its stdout to
+# selftest_matrix BOOT FULL: the matrix as a step: its stdout to
 # out/test/matrix.log, its progress on stderr; every step it planned and
 # did not record is a failure (matrix_expect), and so is a status other
 # than 0 with no failure counted, or any status but 0 and 1 (a crash)
@@ -46,7 +46,7 @@ selftest_matrix() {
 	tee_pid=$!
 	# through kit_try (step_run_split), not "|| true", so that errexit
 	# holds in every step
-	step_run_split "$ST_DIR/matrix.log" "/dev/fd/$err" matrix_run "$@"
+	step_run_split "$ST_DIR/matrix.log" "/dev/fd/$err" request_call BOOT="$1" FULL="$2" -- matrix_run
 	exec {err}>&-
 	for _ in $(seq 50); do
 		kill -0 "$tee_pid" 2>/dev/null || break
@@ -67,16 +67,10 @@ selftest_matrix() {
 	grep -v '^\[' "$ST_DIR/matrix.log" || true
 }
 
+# selftest_run: make test (REQ_FAST=1: make test-fast; REQ_FULL=1 the full
+# tier; REQ_BOOT=0 no boots)
 selftest_run() (
-	local fast=0 full=0 boot=1 b passed failed skipped margs=() uargs=() f files=() unit_pid unit_rc=0 console
-	while [ $# -gt 0 ]; do
-		case $1 in
-		--fast) fast=1; shift ;;
-		--full) full=1; shift ;;
-		--no-boot) boot=0; shift ;;
-		*) usage_error "usage: make test [FULL=1] [BOOT=0] | make test-fast" ;;
-		esac
-	done
+	local fast=$REQ_FAST full=$REQ_FULL boot=${REQ_BOOT:-1} b passed failed skipped uargs=() f files=() unit_pid unit_rc=0 console
 	ST_DIR=$OUT_DIR/test
 	# out/test is this run's until it ends: a second make test of this
 	# checkout waits for it
@@ -87,12 +81,12 @@ selftest_run() (
 	mkdir -p "$ST_DIR"
 	: > "$ST_DIR/steps.tsv"
 	step_plan "$ST_DIR/plan.tsv" unit fast
-	[ $fast = 1 ] || step_plan "$ST_DIR/plan.tsv" unit unit matrix
+	[ "$fast" = 1 ] || step_plan "$ST_DIR/plan.tsv" unit unit matrix
 	# the unit runner's line per test file goes to the console (this
 	# stderr), its line per test to the step's log
 	exec {console}>&2
 	deps_run
-	if [ $fast = 0 ]; then
+	if [ "$fast" = 0 ]; then
 		# the trees first: the unit tests and the matrix use them
 		need_cache
 		for b in $SUPPORTED_BRANCHES; do
@@ -105,9 +99,9 @@ selftest_run() (
 	fi
 	selftest_step fast "$ST_DIR/fast.tsv" "$KIT_DIR/tests/unit/run.sh" --tier fast --records "$ST_DIR/fast.tsv" --progress-fd "$console"
 	files=("$ST_DIR/fast.tsv")
-	if [ $fast = 0 ]; then
+	if [ "$fast" = 0 ]; then
 		uargs=(--tier tree --records "$ST_DIR/unit.tsv" --progress-fd "$console")
-		[ $full = 0 ] || uargs+=(--full)
+		[ "$full" = 0 ] || uargs+=(--full)
 		# the unit tests and the matrix run side by side: the unit tests
 		# are mostly one process at a time (quilt, spatch, the shell),
 		# the matrix's kernel builds use every CPU and its boots one, so
@@ -119,10 +113,8 @@ selftest_run() (
 		# tests ran 4 minutes past it)
 		selftest_step unit "$ST_DIR/unit.tsv" "$KIT_DIR/tests/unit/run.sh" "${uargs[@]}" &
 		unit_pid=$!
-		progress "test: matrix on $SUPPORTED_BRANCHES ($([ $full = 1 ] && echo 'every baseline and target' || echo 'the kernels of tables/boot-baselines.table'))"
-		[ $boot = 0 ] || margs+=(--boot)
-		[ $full = 0 ] || margs+=(--full)
-		selftest_matrix ${margs[@]+"${margs[@]}"}
+		progress "test: matrix on $SUPPORTED_BRANCHES ($([ "$full" = 1 ] && echo 'every baseline and target' || echo 'the kernels of tables/boot-baselines.table'))"
+		selftest_matrix "$boot" "$full"
 		progress "test: matrix done; waiting for the unit tests"
 		wait "$unit_pid" || unit_rc=$?
 		if [ "$unit_rc" -ne 0 ]; then

@@ -7,9 +7,9 @@
 # 1 interrupted or stuck (the next apply/unapply recovers it).
 kit_use tables trees state plan results apply
 
-# status_run TREE BRANCH
+# status_run: make status of the request's tree (apply.sh apply_run)
 status_run() {
-	apply_run status "$@"
+	apply_run status
 }
 
 status_body() {

@@ -7,9 +7,9 @@
 # FORCE=1).
 kit_use tables trees state apply
 
-# unapply_run TREE BRANCH [--force] [--records FILE]
+# unapply_run: make unapply of the request's tree (apply.sh apply_run)
 unapply_run() {
-	apply_run unapply "$@"
+	apply_run unapply
 }
 
 unapply_body() {

@@ -10,7 +10,7 @@
 #   scratch          the user's playground for make apply/unapply BRANCH=
 # A patched copy is remade only when what decides it changed (series,
 # patches, tables) or when asked (fresh).
-kit_use tables trees fetch apply
+kit_use tables trees fetch request apply
 
 # worktree_stamp BRANCH VARIANT: hash of everything that decides a patched copy
 worktree_stamp() {
@@ -64,8 +64,8 @@ worktree_patched() {
 	# the kit's copies are built and judged: the cache's content first
 	pristine_verify "$branch"
 	scratch_copy "$branch" "$dir"
-	kit_try apply_run apply "$dir" "$branch" --topics "$topics" --strict --profile "$profile" \
-		--records "$dir.records" >&2
+	kit_try request_call TREE="$dir" BRANCH="$branch" TOPICS="$topics" STRICT=1 SERIES_PROFILE="$profile" \
+		FORCE=0 RECORDS="$dir.records" -- apply_run apply >&2
 	[ "$KIT_RC" -eq 0 ] || [ "$KIT_RC" -eq "$EXIT_NOTHING" ] ||
 		die "the $branch series does not apply to the kit's own $branch tree ($dir); run 'make regen BRANCH=$branch REGEN_CHECK=1' and check backports/$branch"
 	[ -f "$dir.records" ] || : > "$dir.records"

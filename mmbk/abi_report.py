@@ -169,6 +169,7 @@ def main(argv):
     p.add_argument('--expect', default='')
     p.add_argument('--out', required=True)
     p.add_argument('--records', required=True, metavar='OUT.tsv')
+    results.add_request_args(p)
     p.add_argument('topics', nargs='+', metavar='TOPIC=OLD=NEW=STATE')
     args = p.parse_args(argv)
     own, default = read_expect(args.expect, args.branch, args.profile)
@@ -244,5 +245,5 @@ def main(argv):
             f.write('| ' + ' | '.join(r) + ' |\n')
         f.write('\n' + '\n'.join(sections))
     os.replace(args.out + '.tmp', args.out)
-    results.write(args.records, records, 'a')
+    results.write(args.records, results.stamped(records, args), 'a')
     return EXIT_FAILED if failed else 0

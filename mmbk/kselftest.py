@@ -385,6 +385,7 @@ def main(argv):
     p.add_argument('--expect', metavar='TABLE')
     p.add_argument('--write-expect', metavar='FILE')
     p.add_argument('--records', required=True)
+    results.add_request_args(p)
     p.add_argument('--markdown', metavar='OUT.md')
     p.add_argument('--no-judge', action='store_true',
                    help="one kernel's results as they are (make selftests ONLY=unpatched): status 0")
@@ -404,7 +405,7 @@ def main(argv):
     else:
         recs, regress, pre, fixed, mismatch, observed = judge(a.branch, a.arch, patched, unpatched, notrun,
                                                               expect, have)
-    results.write(a.records, recs)
+    results.write(a.records, results.stamped(recs, a))
     if a.markdown:
         results.atomic_write(a.markdown, '\n'.join(markdown(a.branch, a.arch, recs, regress, pre, fixed,
                                                              mismatch, notrun, have if a.expect else None,

@@ -283,7 +283,7 @@ def cmd_judge(args):
     lines.append(f'# {args.title}: {verdict} ({p} passed, {f} failed, {s} skipped{note})')
     print('\n'.join(lines))
     if args.records:
-        results.write(args.records, records)
+        results.write(args.records, results.stamped(records, args))
     if judged.broken():
         raise Error(f'the judged document does not parse: {judged.broken()}', 'report a kit bug', EXIT_FAILED)
     return 0 if verdict == 'PASS' or args.no_expect else EXIT_FAILED
@@ -326,6 +326,7 @@ def main(argv):
     p.add_argument('--title', default='boot', help='the title line and the records\' step')
     p.add_argument('--note', default='')
     p.add_argument('--records', metavar='OUT.tsv', help='write the judged results as records')
+    results.add_request_args(p)
     p = sub.add_parser('metrics', help='numeric diagnostics of a KTAP file')
     p.add_argument('--kunit-dir', required=True, help=kunit_help)
     p.add_argument('file', metavar='FILE')

@@ -5,7 +5,7 @@ Every step of the kit writes records (lib/results.sh `result`, or a Python
 tool's --records); KTAP, JUnit, JSON and the matrix's Markdown are each
 written from records by exactly one writer, here.
 
-A record file is TSV, one record a line, no header, 8 fields:
+A record file is TSV, one record a line, no header, 10 fields:
 
   kind     step | patch | topic | case
   step     the kit step: tree, apply, check, abi, boot-<variant>[-<profile>], unit, ...
@@ -23,6 +23,10 @@ A record file is TSV, one record a line, no header, 8 fields:
   text     the human text, "\\n", "\\t" and "\\\\" escaped: the diagnostic lines,
            the last one the reason (a patch's: the apply report's phrase,
            "re-targeted from cocci (out/x/0002-...patch)", "not applicable: ...")
+  version  the Linux version of the tree the record is of (5.15.145), or -
+  target   the build target it was built for (x86_64, arm64, x86_64-llvm,
+           arm64-kconfig-...), or - (apply, status: no build)
+Both come from the command's request (lib/request.sh), never from text.
 
 How a status reads in KTAP (and so in the counts and in JUnit):
   ok                  applied re-targeted re-anchored upstream not-selected
@@ -63,7 +67,7 @@ STATUSES = ('applied', 're-targeted', 're-anchored', 'upstream', 'n/a', 'not-sel
             'not-tried', 'nothing-to-do', 'pass', 'fail', 'skip', 'xfail', 'error')
 BAD = frozenset(('failed', 'not-tried', 'fail', 'error'))
 SKIPPED = frozenset(('n/a', 'skip'))
-FIELDS = ('kind', 'step', 'branch', 'name', 'status', 'topic', 'seconds', 'text')
+FIELDS = ('kind', 'step', 'branch', 'name', 'status', 'topic', 'seconds', 'text', 'version', 'target')
 RECORD_FIX = 'write records with lib/results.sh result (fields: ' + ' '.join(FIELDS) + ')'
 # statuses as the matrix's cells spell them
 DISPLAY = {'nothing-to-do': 'nothing to do', 'not-selected': 'not selected', 'not-tried': 'not tried'}
@@ -115,9 +119,11 @@ class Record:
 
     __slots__ = FIELDS
 
-    def __init__(self, kind, step, branch, name, status, topic=None, seconds=None, text=''):
+    def __init__(self, kind, step, branch, name, status, topic=None, seconds=None, text='',
+                 version=None, target=None):
         self.kind, self.step, self.branch, self.name = kind, step, branch, name
         self.status, self.topic, self.seconds, self.text = status, topic, seconds, text
+        self.version, self.target = version, target
 
     @property
     def ok(self):
@@ -131,7 +137,7 @@ class Record:
         secs = '-' if self.seconds is None else \
             str(int(self.seconds)) if float(self.seconds).is_integer() else repr(float(self.seconds))
         return '\t'.join((self.kind, self.step, self.branch, self.name, self.status,
-                          self.topic or '-', secs, escape(self.text)))
+                          self.topic or '-', secs, escape(self.text), self.version or '-', self.target or '-'))
 
     def as_json(self):
         return {f: getattr(self, f) for f in FIELDS}
@@ -151,6 +157,10 @@ def check(rec, where=''):
         v = getattr(rec, f)
         if not v or '\t' in v or '\n' in v:
             bad(f"the {f} '{v}' is empty or holds a TAB or newline")
+    for f in ('version', 'target'):
+        v = getattr(rec, f)
+        if v is not None and (not v or '\t' in v or '\n' in v or v == '-'):
+            bad(f"the {f} '{v}' is empty, '-' or holds a TAB or newline")
     if '#' in rec.name or not all(split_name(rec.name)):
         bad(f"the name '{rec.name}' has an empty level or a '#'")
     if rec.topic is not None and rec.topic not in tables.topics():
@@ -167,7 +177,7 @@ def parse(line, where):
     cols = line.split('\t')
     if len(cols) != len(FIELDS):
         raise Error(f'{where}: {len(cols)} fields, a record has {len(FIELDS)}', RECORD_FIX)
-    kind, step, branch, name, status, topic, secs, text = cols
+    kind, step, branch, name, status, topic, secs, text, version, target = cols
     seconds = None
     if secs != '-':
         try:
@@ -175,7 +185,22 @@ def parse(line, where):
         except ValueError:
             raise Error(f"{where}: the seconds '{secs}' are not a number", 'write a number or -') from None
     return check(Record(kind, step, branch, name, status, None if topic == '-' else topic,
-                        seconds, unescape(text)), where)
+                        seconds, unescape(text), None if version == '-' else version,
+                        None if target == '-' else target), where)
+
+
+def add_request_args(parser):
+    """--version and --target: the request's (lib/request.sh REQ_VERSION,
+    REQ_TARGET), which the records a tool writes carry."""
+    parser.add_argument('--version', default='', help='the Linux version of the tree (the request\'s)')
+    parser.add_argument('--target', default='', help='the build target (the request\'s)')
+
+
+def stamped(records, args):
+    """RECORDS with the version and the target of ARGS (add_request_args)."""
+    for r in records:
+        r.version, r.target = args.version or None, args.target or None
+    return records
 
 
 def read(paths):
@@ -451,7 +476,7 @@ def markdown_lines(records, branches):
 
     def tree_cell(b):
         r = (of(b, 'tree', 'step') or [None])[-1]
-        return r.text[6:] if r and r.text.startswith('Linux ') else '-'
+        return r.version if r and r.version else '-'
 
     def topic_cell(b, topic):
         if not of(b, 'apply'):

@@ -232,16 +232,7 @@ bench_stub() {
 	printf '\nfetch_tree() { echo /nonexistent/linux; }\n' >> "$1/lib/fetch.sh"
 	cat >> "$1/lib/boot.sh" <<EOF
 boot_run() {
-	local out='' v='' b='' build=0
-	while [ \$# -gt 0 ]; do
-		case \$1 in
-		--out) out=\$2; shift 2 ;;
-		--variant) v=\$2; shift 2 ;;
-		--branch) b=\$2; shift 2 ;;
-		--build-only) build=1; shift ;;
-		*) shift ;;
-		esac
-	done
+	local out=\$REQ_OUT v=\$REQ_VARIANT b=\$REQ_BRANCH build=\$REQ_BUILD_ONLY
 	[ "$2" != fail ] || { echo "boot: error: stub: no kernel" >&2; exit 1; }
 	if [ \$build = 1 ]; then echo "\$v" > "$1/img-\$v"; echo "$1/img-\$v"; return 0; fi
 	[ "$2" = 1 ] || return 0

@@ -48,7 +48,7 @@ test_android_gki_6_1_rwsem() {
 	if patch -d "$d" -p1 -F0 --dry-run -s < "$KIT_DIR"/backports/6.1/0006-*.patch >/dev/null 2>&1; then
 		fail "the 6.1 backport of 0006 applies to Android's rwsem.c: the fixture is void"
 	fi
-	run_kit in_kit retarget retarget_run --no-compile "$d" 6.1 0006-locking-rwsem-add-down_read-_killable-_nosteal.patch
+	run_kit in_kit retarget retarget_run "" 0 "$d" 6.1 0006-locking-rwsem-add-down_read-_killable-_nosteal.patch
 	expect_rc 0 "retarget_run on Android's rwsem.c"
 	printf '%s\n' "$OUT" | grep -qE '^0006-[^ ]+ +re-targeted from cocci$' || fail "0006 not re-targeted from cocci" "$OUT"
 	want=$(sed -n "\|^diff --git a/$f|,\|^diff --git|p" "$KIT_DIR"/backports/6.1/0006-*.patch | lines_of)

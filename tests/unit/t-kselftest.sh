@@ -260,16 +260,30 @@ test_ksft_matrix_runs() {
 		fail "FULL=1: both kernels on every patched boot's target" "$runs"
 }
 
-# shellcheck disable=SC2034  # KB_ARCH, KB_TAG: read by ksft_key
+# key_of ARCH TAG PROFILE -> ksft_key PROFILE of the request whose target
+# kbuild.sh resolved to KB_ARCH=ARCH, KB_TAG=TAG (request_target names it)
+key_of() (
+	kit_use kselftest
+	# shellcheck disable=SC2317,SC2034  # called by request_target; KB_* read by it
+	kb_target() { KB_ARCH=$KEY_ARCH KB_TAG=$KEY_TAG; }
+	KEY_ARCH=$1 KEY_TAG=$2
+	request_target
+	ksft_key "$3"
+)
+
+# the results' and expectations' key is the request's target and the
+# build profile
 test_ksft_key() {
 	local k
-	k=$(kit_use kselftest && KB_ARCH=x86_64 KB_TAG= && ksft_key test)
+	k=$(key_of x86_64 '' test)
 	[ "$k" = x86_64 ] || fail "x86_64, GCC" "$k"
-	k=$(kit_use kselftest && KB_ARCH=arm64 KB_TAG=-arm64 && ksft_key test)
+	k=$(key_of arm64 -arm64 test)
 	[ "$k" = arm64 ] || fail "arm64" "$k"
-	k=$(kit_use kselftest && KB_ARCH=arm64 KB_TAG=-arm64-llvm && ksft_key test)
+	k=$(key_of arm64 -arm64-llvm test)
 	[ "$k" = arm64-llvm ] || fail "arm64 with LLVM" "$k"
-	k=$(kit_use kselftest && KB_ARCH=x86_64 KB_TAG= && ksft_key rt)
+	k=$(key_of x86_64 -llvm test)
+	[ "$k" = x86_64-llvm ] || fail "x86_64 with LLVM" "$k"
+	k=$(key_of x86_64 '' rt)
 	[ "$k" = x86_64-rt ] || fail "the PREEMPT_RT kernel" "$k"
 }
 

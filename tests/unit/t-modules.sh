@@ -50,7 +50,7 @@ test_modules_in_order() {
 	cp -r "$KIT_DIR/lib" "$KIT_DIR/docs" "$k/"
 	printf '\nf() {\n\tkit_use worktree\n}\n' >> "$k/lib/trees.sh"
 	bad=$(modules_out_of_order "$k")
-	[ "$bad" = "trees.sh (row 3) loads worktree.sh (row 8)" ] ||
+	[ "$bad" = "trees.sh (row 3) loads worktree.sh (row 9)" ] ||
 		fail "a module loading a later one was not caught" "$bad"
 }
 
@@ -84,17 +84,69 @@ test_state_dir_owned_by_state_sh() {
 }
 
 # default_branch_below KITDIR: lines of KITDIR/lib outside tables.sh (which
-# defines it) and cli.sh (which resolves the command's tree) that use the
-# default branch
+# defines it) and request.sh (request_branch_or_default, the one fallback
+# of a command without KDIR= or BRANCH=) that use the default branch
 default_branch_below() {
-	grep -n 'DEFAULT_BRANCH' "$1"/lib/*.sh | grep -v '^[^:]*/lib/\(tables\|cli\)\.sh:' || true
+	grep -n 'DEFAULT_BRANCH' "$1"/lib/*.sh | grep -v '^[^:]*/lib/\(tables\|request\)\.sh:' || true
 }
 
-# the default branch is the command's choice (cli.sh resolve_tree, bin/):
-# no module below falls back to it; caught in a copy of the library with
+# the default branch is the request's (request.sh, for bin/): no module
+# below falls back to it; caught in a copy of the library with
 # retarget.sh's old fallback
 test_no_default_branch_below_the_commands() {
 	# shellcheck disable=SC2016  # the text of a shell line
 	rule_holds default_branch_below retarget 'echo "${branch:-$DEFAULT_BRANCH}"' \
 		"a module below the commands falls back to the default branch" "a fallback to the default branch in retarget.sh was not caught"
+}
+
+# options_parsed_below KITDIR: lines of KITDIR/lib outside request.sh that
+# parse options: a case arm of an option (--name) or -X)), a loop over the
+# arguments, or a parser of options of its own
+options_parsed_below() {
+	grep -nE -e '^[[:space:]]*-(-[a-z][a-z0-9-]*|[A-Za-z])(\|[^)]*)?\)' -e '[[:space:]]in[[:space:]]+-(-[a-z]|[A-Za-z]\))' \
+		-e 'while \[ \$# -gt 0 \]' \
+		-e '^[[:space:]]*(kit|[a-z]+)_options[[:space:]]' "$1"/lib/*.sh | grep -v '^[^:]*/lib/request\.sh:' || true
+}
+
+# one parser (request.sh request_parse, tables/options.table): no module
+# parses options; an entry point reads the request.  Caught in a copy of
+# the library where boot.sh takes --no-build again
+test_options_parsed_only_by_the_request() {
+	# shellcheck disable=SC2016  # the text of shell lines
+	rule_holds options_parsed_below boot 'case $1 in --no-build) build=0 ;; esac' \
+		"a module below the commands parses options" "an option parsed in boot.sh was not caught"
+	rule_holds options_parsed_below apply 'while [ $# -gt 0 ]; do shift; done' \
+		"a module below the commands loops over its arguments" "an argument loop in apply.sh was not caught"
+}
+
+# rederived_below KITDIR: lines of KITDIR/lib that resolve the build
+# target (kb_target) outside kbuild.sh and request.sh, or the branch of a
+# tree (tree_branch, nearest_branch) outside trees.sh, cli.sh and plan.sh
+# (whose plan picks, per patch, the branch whose code is nearest)
+rederived_below() {
+	grep -nE 'kb_target[[:space:]]+"' "$1"/lib/*.sh | grep -v '^[^:]*/lib/\(kbuild\|request\)\.sh:' || true
+	grep -nE '(tree_branch|nearest_branch)[[:space:]]+"' "$1"/lib/*.sh |
+		grep -v '^[^:]*/lib/\(trees\|cli\|plan\)\.sh:' || true
+}
+
+# the tree's branch and the build target are resolved once, into the
+# request: no module derives them again; caught in copies of the library
+# where matrix.sh calls kb_target and kbuild.sh reads a tree's branch (as
+# both did)
+test_branch_and_target_resolved_once() {
+	# shellcheck disable=SC2016  # the text of a shell line
+	rule_holds rederived_below matrix 'kb_target "$arch" "$llvm" "" "$1"' \
+		"the build target resolved below the request" "kb_target in matrix.sh was not caught"
+	# shellcheck disable=SC2016
+	rule_holds rederived_below kbuild 'c=$(branch_field "$(nearest_branch "$(kernel_version "$src")")" config)' \
+		"a tree's branch derived again below the commands" "nearest_branch in kbuild.sh was not caught"
+}
+
+# the records take the tree's version and the build target from the
+# request: the matrix's Markdown reads the version field, never the text
+test_the_markdown_reads_the_version_not_the_text() {
+	local r=$T/tree.tsv
+	printf 'step\ttree\t6.1\ttree\tpass\t-\t1\tfetched\t6.1.999\t-\n' > "$r"
+	kit_py results markdown -o "$T/m.md" --branches 6.1 "$r" || fail "results markdown failed"
+	grep -q '^| \*\*tree\*\* | 6.1.999 |' "$T/m.md" || fail "the tree cell is not the record's version" "$(grep tree "$T/m.md")"
 }

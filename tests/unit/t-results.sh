@@ -82,14 +82,14 @@ test_bad_records_are_one_line_errors() {
 	expect_one_line_error "^results: error: .*/bad.tsv:1: 'passed' is not a result status; use one of: applied re-targeted"
 	printf '%s\n' "$good" | cut -f1-7 > "$T/bad.tsv"
 	run_kit results count "$T/bad.tsv"
-	expect_one_line_error "bad.tsv:1: 7 fields, a record has 8"
+	expect_one_line_error "bad.tsv:1: 7 fields, a record has 10"
 	printf '%s\n' "${good/	-	-	/	ksm	-	}" > "$T/bad.tsv"
 	run_kit results json -o "$T/x.json" "$T/bad.tsv"
 	expect_one_line_error "'ksm' is not a topic of tables/topics.table; use one of: ksm-break-ksm"
 	printf '%s\n' "${good/checkpatch/#checkpatch}" > "$T/bad.tsv"
 	run_kit results ktap "$T/bad.tsv"
 	expect_one_line_error "the name '#checkpatch .*' has an empty level or a '#'"
-	printf 'case\tcheck\t6.12\tx\tpass\t-\tsoon\t\n' > "$T/bad.tsv"
+	printf 'case\tcheck\t6.12\tx\tpass\t-\tsoon\t\t-\t-\n' > "$T/bad.tsv"
 	run_kit results ktap "$T/bad.tsv"
 	expect_one_line_error "the seconds 'soon' are not a number"
 	[ ! -e "$T/x.json" ] || fail "a JSON document was written from bad records"
@@ -189,10 +189,11 @@ doc = json.load(open(sys.argv[1]))
 assert doc['generated'].endswith('Z'), doc['generated']
 for r in doc['records']:
     assert isinstance(r['seconds'], (float, type(None))), r
-    assert set(r) == {'kind', 'step', 'branch', 'name', 'status', 'topic', 'seconds', 'text'}, r
+    assert set(r) == {'kind', 'step', 'branch', 'name', 'status', 'topic', 'seconds', 'text', 'version', 'target'}, r
     secs = '-' if r['seconds'] is None else ('%d' % r['seconds'] if r['seconds'] == int(r['seconds']) else repr(r['seconds']))
     text = r['text'].replace('\\', '\\\\').replace('\t', '\\t').replace('\n', '\\n')
-    print('\t'.join([r['kind'], r['step'], r['branch'], r['name'], r['status'], r['topic'] or '-', secs, text]))
+    print('\t'.join([r['kind'], r['step'], r['branch'], r['name'], r['status'], r['topic'] or '-', secs, text,
+                     r['version'] or '-', r['target'] or '-']))
 PY
 }
 
@@ -271,8 +272,8 @@ test_markdown_rows() {
 test_expect_names_missing_steps() {
 	local out rc=0
 	printf '6.1\ttree\n6.1\tapply\n6.1\tapply\n7.2\tcheck\n' > "$T/plan.tsv"
-	printf 'step\ttree\t6.1\ttree\tpass\t-\t1\tLinux 6.1.1\n' > "$T/have.tsv"
-	printf 'case\tapply\t6.1\tx\tfail\t-\t-\twhy\n' >> "$T/have.tsv"
+	printf 'step\ttree\t6.1\ttree\tpass\t-\t1\tLinux 6.1.1\t6.1.1\t-\n' > "$T/have.tsv"
+	printf 'case\tapply\t6.1\tx\tfail\t-\t-\twhy\t6.1.1\t-\n' >> "$T/have.tsv"
 	out=$(results expect --plan "$T/plan.tsv" -o "$T/missing.tsv" "$T/have.tsv")
 	[ "$out" = "7.2 check" ] || fail "expect named '$out', expected only 7.2 check"
 	[ "$(results count "$T/missing.tsv")" = "0 1 0" ] || fail "the missing step is not one failure" "$(cat "$T/missing.tsv")"

@@ -217,7 +217,7 @@ test_between_branches_without_the_code() {
 test_retarget_clean_tree_as_is() {
 	local d
 	d=$(fresh 6.12 retarget-clean)
-	run_kit in_kit retarget retarget_run "$d"
+	run_kit in_kit retarget retarget_run "" 1 "$d"
 	expect_rc 0 "retarget_run on a clean tree"
 	[ "$(result_names "$OUT_DIR/retarget-clean/results.tsv" patch applied | wc -l)" -eq 6 ] ||
 		fail "$(cat "$OUT_DIR/retarget-clean/results.tsv")"

@@ -66,12 +66,12 @@ main() {
 	dest=$OUT_DIR/vendor-$BRANCH-$CLASS
 	rm -rf "$dest"
 	if [ $compile = 1 ]; then
-		retarget_run "$d" "$BRANCH" > "$SCRATCH/retarget.log" 2>&1 || rc=$?
+		retarget_run "" 1 "$d" "$BRANCH" > "$SCRATCH/retarget.log" 2>&1 || rc=$?
 	else
-		retarget_run --no-compile "$d" "$BRANCH" > "$SCRATCH/retarget.log" 2>&1 || rc=$?
+		retarget_run "" 0 "$d" "$BRANCH" > "$SCRATCH/retarget.log" 2>&1 || rc=$?
 	fi
 	{ [ $rc -le 1 ] && [ -s "$dest/results.tsv" ]; } || fail "retarget_run exit $rc: $(grep -v '^\[' "$SCRATCH/retarget.log" | tail -n 2)"
-	while IFS=$'\t' read -r _ _ _ name status _ secs text; do
+	while IFS=$'\t' read -r _ _ _ name status _ secs text _; do
 		case $status in
 		applied) printf '%s applied as-is %ss\n' "$name" "$secs" ;;
 		re-targeted) printf '%s re-targeted from cocci %ss\n' "$name" "$secs" ;;
