@@ -71,7 +71,7 @@ check:
 	@$(B)/check $(TREE) $(TARGET)
 
 matrix:
-	@$(B)/matrix $(call flag,BOOT,--boot) $(call flag,FULL,--full) $(TARGET) $(BRANCHES)
+	@$(B)/matrix $(call flag,BOOT,--boot) $(call flag,FULL,--full) $(call opt,ARCH,--arch) $(call opt,LLVM,--llvm) $(BRANCHES)
 
 regen:
 	@$(B)/regen $(call opt,BRANCH,--branch) $(call opt,PROFILE,--profile) $(if $(REGEN_CHECK),--check)

@@ -150,3 +150,38 @@ test_the_markdown_reads_the_version_not_the_text() {
 	kit_py results markdown -o "$T/m.md" --branches 6.1 "$r" || fail "results markdown failed"
 	grep -q '^| \*\*tree\*\* | 6.1.999 |' "$T/m.md" || fail "the tree cell is not the record's version" "$(grep tree "$T/m.md")"
 }
+
+# every option the Makefile passes to a command (make -n with every
+# variable given) is one that command takes in tables/options.table; a
+# Makefile option the table lacks is caught (--kconfig given to bench
+# before bench's row named it)
+test_every_make_option_is_in_the_table() {
+	local vars t line cmd opt bad='' k=$T/options-kit
+	vars=(KDIR=x BRANCH=6.1 ARCH=arm64 LLVM=1 KCONFIG=k TOPICS=t PROFILE=kabi STRICT=1 FORCE=1
+		VERIFY=strict BOOT=1 FULL=1 RT=1 SAVE=1 ONLY=patched JUDGE=l FORMAT=mbox MODE=org M=mm
+		COCCI=c.cocci REGEN_CHECK=1 RESUME=1 ROUNDS=2 SCAN_MODES=fast BRANCHES=6.1 VARIANT=patched)
+	missing_options() {
+		for t in demo tree apply unapply status check matrix regen boot selftests abi export \
+			 coccicheck lint test-fast test bench bench-kit; do
+			make -s -n -C "$1" "$t" "${vars[@]}" 2>/dev/null | sed -e ':a' -e '/\\$/N; s/\\\n//; ta'
+		done | sed 's/ || .*//' | while read -r line; do
+			[[ $line =~ ^bin/([a-z-]+)[[:space:]](.*)$ ]] || continue
+			cmd=${BASH_REMATCH[1]}
+			( # shellcheck disable=SC2034  # read by request_spec
+			  REQ_OPTIONS_TABLE=$1/tables/options.table
+			  request_spec "$cmd"
+			  for opt in ${BASH_REMATCH[2]}; do
+				case $opt in -*) [ -n "${REQ_SPEC[$opt]-}" ] || echo "make's $cmd passes $opt" ;; esac
+			  done )
+		done
+	}
+	kit_use request
+	bad=$(missing_options "$KIT_DIR")
+	[ -z "$bad" ] || fail "options the Makefile passes that tables/options.table lacks" "$bad"
+	mkdir -p "$k"
+	cp -r "$KIT_DIR/Makefile" "$KIT_DIR/tables" "$k/"
+	mkdir -p "$k/bin"
+	sed -i 's/^\(--kconfig .*\),bench$/\1/' "$k/tables/options.table"
+	bad=$(missing_options "$k")
+	[ "$bad" = "make's bench passes --kconfig" ] || fail "a Makefile option missing from the table was not caught" "$bad"
+}
