@@ -193,8 +193,8 @@ exp_clear() {
 
 # export_run WHAT: WHAT is a branch (its series onto its pristine tree)
 # or a tree's directory (what it needs; the request's REQ_BRANCH is the
-# branch its series comes from), in the request's REQ_FORMAT; prints the
-# export's path
+# branch its series comes from), in the request's REQ_FORMAT (quilt or
+# mbox: bin/export checked it); prints the export's path
 export_run() (
 	local what=$1 format=$REQ_FORMAT repo tmp f
 	EXP_BRANCH=$REQ_BRANCH
@@ -202,10 +202,6 @@ export_run() (
 	export GIT_COMMITTER_NAME="mm-backport-kit" GIT_COMMITTER_EMAIL="kit@localhost"
 	export GIT_COMMITTER_DATE="2000-01-01T00:00:00+0000" GIT_CONFIG_NOSYSTEM=1
 	export GIT_CONFIG_GLOBAL=/dev/null
-	case $format in
-	quilt|mbox) ;;
-	*) usage_error "unknown format '$format'; use FORMAT=quilt or FORMAT=mbox" ;;
-	esac
 	command -v git >/dev/null || die "git is not installed; apt-get install git"
 	trap 'rm -rf "${COPY_DIR:-}"' EXIT
 	# out/export/<name>* are this export's: another export of it waits

@@ -26,7 +26,14 @@ table is updated (--write-expect writes the observed rows).  With only
 
   kselftest judge --branch B --arch A --patched LOG [--unpatched LOG]
       [--notrun TSV] [--expect TABLE] [--write-expect FILE] [--no-judge]
-      --records OUT.tsv [--markdown OUT.md]
+      [--regressed OUT] [--retry LOG] --records OUT.tsv [--markdown OUT.md]
+
+A regression is confirmed by a second run: --regressed writes the
+programs with one, lib/kselftest.sh runs them once more on the same
+patched kernel, and the judge given that run (--retry) takes a case that
+failed in the first run only as flaky (its second run's outcome, the
+first failure in its text), never as a regression; a case that fails
+again, or is missing from the second run, stays one.
 """
 
 import os
@@ -244,8 +251,11 @@ def report(branch, patched, notrun):
                                   f'not run: {why}') for name, why in notrun.items()]
 
 
-def judge(branch, arch, patched, unpatched, notrun, expect, have_expect):
-    """(records, regressions, pre-existing, fixed, expectation mismatches, observed rows)"""
+def judge(branch, arch, patched, unpatched, notrun, expect, have_expect, retry=None, flakes=None):
+    """(records, regressions, pre-existing, fixed, expectation mismatches, observed rows);
+    RETRY: the cases of a second run of the programs with a regression on
+    the patched kernel: a case that failed only in the first run is flaky
+    (appended to FLAKES), judged by its second run"""
     recs, regress, pre, fixed, mismatch, observed = [], [], [], [], [], {}
     names = list(patched)
     if unpatched is not None:
@@ -273,6 +283,13 @@ def judge(branch, arch, patched, unpatched, notrun, expect, have_expect):
             u, udiag, uab = unpatched.get(name, ('pass', [], False))
             if name not in unpatched and p != 'fail':
                 u = p
+        first = None
+        if p == 'fail' and (u != 'fail' or (pab and not uab)) and retry and name in retry and \
+                retry[name][0] != 'fail':
+            first = pdiag
+            p, pdiag, pab = retry[name]
+            if flakes is not None:
+                flakes.append((name, first))
         text, status = [], p
         if p == 'fail' and (u != 'fail' or (pab and not uab)):
             e = expect.get(name)
@@ -304,6 +321,9 @@ def judge(branch, arch, patched, unpatched, notrun, expect, have_expect):
         # that skips on both (a THP size or feature the guest lacks) is no row
         if 'fail' in (u, p) or u != p:
             observed[name] = (u, p, expect.get(name, (None, None, reason(udiag if u == 'fail' else pdiag)))[2])
+        if first is not None:
+            text = text + [f'flaky: failed in the first run ({reason(first)}); {p} when its program ran '
+                           f'again on the same kernel, so not a regression']
         recs.append(results.Record('case', STEP, branch, name, status, None, None, '\n'.join(text)))
     for name, why in notrun.items():
         recs.append(results.Record('case', STEP, branch, results.join_name([name]), 'skip', None, None,
@@ -318,7 +338,7 @@ def judge(branch, arch, patched, unpatched, notrun, expect, have_expect):
     return recs, regress, pre, fixed, mismatch, observed
 
 
-def markdown(branch, arch, recs, regress, pre, fixed, mismatch, notrun, have_expect, judged=True):
+def markdown(branch, arch, recs, regress, pre, fixed, mismatch, notrun, have_expect, judged=True, flakes=()):
     c = {s: sum(r.status == s for r in recs) for s in ('pass', 'fail', 'skip', 'xfail')}
     out = [f'# make selftests: {branch} ({arch})', '',
            f'{len(recs)} cases: {c["pass"]} pass, {c["fail"]} fail, {c["skip"]} skip, '
@@ -330,6 +350,9 @@ def markdown(branch, arch, recs, regress, pre, fixed, mismatch, notrun, have_exp
             ['', '## Not run', ''] + ([f'- `{n}`: {why}' for n, why in notrun.items()] or ['none'])
     out += ['## Regressions (pass or skip without the series, fail with it)', '']
     out += [f'- `{n}`: ' + reason(d) for n, d, _ in regress] or ['none']
+    if flakes:
+        out += ['', '## Flaky (failed in the first run, not when its program ran again on the same kernel)', '']
+        out += [f'- `{n}`: first run: ' + reason(d) for n, d in flakes]
     out += ['', '## Pre-existing failures (fail without the series too)', '']
     for n, d, why in pre:
         out += [f'- `{n}`: {why}', '', '  ```'] + ['  ' + l for l in d[-8:]] + ['  ```']
@@ -387,6 +410,9 @@ def main(argv):
     p.add_argument('--records', required=True)
     results.add_request_args(p)
     p.add_argument('--markdown', metavar='OUT.md')
+    p.add_argument('--regressed', metavar='OUT',
+                   help='write the programs with a regression, one a line (what a retry runs again)')
+    p.add_argument('--retry', metavar='LOG', help='the second run of those programs on the patched kernel')
     p.add_argument('--no-judge', action='store_true',
                    help="one kernel's results as they are (make selftests ONLY=unpatched): status 0")
     a = ap.parse_args(argv)
@@ -397,24 +423,31 @@ def main(argv):
         raise Error(f'{a.patched} holds no selftest run (no MMBK-KSFT-BEGIN line)',
                     'check the guest log: did the guest boot?', EXIT_FAILED)
     expect, have = read_expect(a.expect, a.branch, a.arch)
+    flakes = []
     # the patched kernel alone is judged only against committed rows:
     # without them every pre-existing failure would read as a regression
     unjudgeable = unpatched is None and not have and not a.no_judge
     if a.no_judge or unjudgeable:
         recs, regress, pre, fixed, mismatch, observed = report(a.branch, patched, notrun), [], [], [], [], {}
     else:
+        retry = flat(parse_log(a.retry)) if a.retry else None
         recs, regress, pre, fixed, mismatch, observed = judge(a.branch, a.arch, patched, unpatched, notrun,
-                                                              expect, have)
+                                                              expect, have, retry, flakes)
     results.write(a.records, results.stamped(recs, a))
+    if a.regressed:
+        results.atomic_write(a.regressed, ''.join(f'{p}\n' for p in sorted({prog_of(n) for n, _, _ in regress})))
     if a.markdown:
         results.atomic_write(a.markdown, '\n'.join(markdown(a.branch, a.arch, recs, regress, pre, fixed,
                                                              mismatch, notrun, have if a.expect else None,
-                                                             not (a.no_judge or unjudgeable))) + '\n')
+                                                             not (a.no_judge or unjudgeable), flakes)) + '\n')
     if a.write_expect:
         if unpatched is None:
             raise Error('--write-expect needs --unpatched', 'the table says what a case does without the series')
         write_expect(a.write_expect, a.branch, a.arch, observed)
         mismatch = []
+    for n, d in flakes:
+        print(f'kselftest: FLAKY {a.branch} {a.arch} {n}: failed in the first run ({reason(d)}), '
+              f'not in the second')
     for n, d, _ in regress:
         print(f'kselftest: REGRESSION {a.branch} {a.arch} {n}: {reason(d)}')
     for n, w, g in mismatch:

@@ -67,6 +67,60 @@ test_ksft_broken_0002_is_a_regression() {
 	grep -q -- '- `khugepaged/collapse_fork' "$T/j.md" || fail "the regression is not in the report" "$(cat "$T/j.md")"
 }
 
+# a regression is confirmed by a second run of its programs: the judge
+# names them (--regressed); a case that fails in the first run and passes
+# in the second is flaky, not a regression (status 0, the first failure in
+# its text); one that fails again, or is missing from the second run,
+# stays a regression
+test_ksft_flaky_case_is_not_a_regression() {
+	judge --patched "$LOGS/broken-0002.patched.log" --unpatched "$LOGS/unpatched.log" --regressed "$T/regressed"
+	expect_rc 1 "the first run"
+	[ "$(cat "$T/regressed")" = $'cow\nkhugepaged' ] || fail "the programs to run again" "$(cat "$T/regressed")"
+	judge --patched "$LOGS/broken-0002.patched.log" --unpatched "$LOGS/unpatched.log" --retry "$LOGS/patched.log"
+	expect_rc 0 "a second run in which the cases pass"
+	expect_out '^kselftest: FLAKY 6\.12 x86_64 khugepaged/collapse_fork \(khugepaged:anon\): .*: failed in the first run' \
+		"the flaky case named"
+	! grep -q REGRESSION <<< "$OUT" || fail "a flaky case reported as a regression" "$OUT"
+	# shellcheck disable=SC2016  # backquotes of Markdown
+	grep -q '^- `khugepaged/collapse_fork (khugepaged:anon): .*`: first run: ' "$T/j.md" ||
+		fail "the flaky case is not in the report" "$(cat "$T/j.md")"
+	[ "$(status 'khugepaged/collapse_fork (khugepaged:anon): Collapse PTE table with single page shared with parent process')" = pass ] ||
+		fail "the flaky case is not its second run's pass" "$(cut -f4,5 "$T/j.tsv")"
+	grep -q 'flaky: failed in the first run' <<< "$(text 'khugepaged/collapse_fork (khugepaged:anon): Collapse PTE table with single page shared with parent process')" ||
+		fail "the first failure is not in the record" "$(text 'khugepaged/collapse_fork (khugepaged:anon): Collapse PTE table with single page shared with parent process')"
+	judge --patched "$LOGS/broken-0002.patched.log" --unpatched "$LOGS/unpatched.log" --retry "$LOGS/broken-0002.patched.log"
+	expect_rc 1 "a second run that fails again"
+	expect_out '^kselftest: REGRESSION 6\.12 x86_64 khugepaged/collapse_fork' "the confirmed regression"
+	judge --patched "$LOGS/broken-0002.patched.log" --unpatched "$LOGS/unpatched.log" --retry "$LOGS/cut.patched.log"
+	expect_rc 1 "a second run without the cases"
+}
+
+# retry_with_a_stub_guest DIR: ksft_retry DIR with a guest that prints
+# what it was given
+retry_with_a_stub_guest() {
+	# shellcheck disable=SC2317  # called by ksft_retry
+	ksft_guest() { printf '%s %s %s\n' "$1" "$3" "$4"; cat "$2/list" "$2/extra"; }
+	ksft_retry "$1"
+}
+
+# the second run: only the programs with a regression, numbered anew, on
+# the patched run's kernel, the initramfs's list the second run's
+test_ksft_retry_runs_only_the_regressed_programs() {
+	local d=$T/retry-sel
+	mkdir -p "$d/patched"
+	printf '1 khugepaged 900 khugepaged -\n2 cow 900 cow -\n3 mremap_test 600 mremap_test -\n' > "$d/patched/list"
+	printf 'dir /ksft 0755 0 0\nfile /ksft/list %s 0644 0 0\n' "$d/patched/list" > "$d/patched/extra"
+	echo /img/bzImage > "$d/patched/image"
+	printf 'mremap_test\nkhugepaged\n' > "$d/regressed"
+	run_kit in_kit kselftest retry_with_a_stub_guest "$d"
+	expect_rc 0 "ksft_retry"
+	[ "$(grep -v '^\[' <<< "$OUT")" = "/img/bzImage $d/patched-retry.log 1540
+1 khugepaged 900 khugepaged -
+2 mremap_test 600 mremap_test -
+dir /ksft 0755 0 0
+file /ksft/list $d/patched/retry/list 0644 0 0" ] || fail "the second run's kernel, list and initramfs" "$OUT"
+}
+
 test_ksft_guest_trouble_is_a_named_failure() {
 	local f want
 	for f in guest-down:cow:'the guest went down while it ran' bad:khugepaged:'timed out: killed after 900' \
