@@ -55,34 +55,35 @@ test_kdir_with_the_series() {
 	drop_copies "$k"
 }
 
+# refused_trees K WHAT REASON: ksft_kdir_trees refuses the tree K (WHAT)
+# with a line matching REASON, and K is byte for byte as it was
+refused_trees() {
+	local sum
+	sum=$(tree_sum "$1")
+	# shellcheck disable=SC2016  # the child's own arguments
+	run_kit bash -c 'set -euo pipefail; . "$1/lib/kit.sh"; kit_use kselftest; ksft_kdir_trees "$2" 6.12' _ "$KIT_DIR" "$1"
+	[ "$RC" -ne 0 ] || fail "$2 gave two kernels to compare" "$OUT"
+	expect_out "$3" "the reason named"
+	expect_sum "$1" "$sum" "the user's tree"
+	rm -rf "$(in_kit kselftest ksft_kdir_base "$1")"
+}
+
 test_kdir_with_nothing_to_compare() {
-	local k sum
+	local k
 	k=$(mini 6.12 kd)
 	run_kit kit apply --kdir "$k"
 	expect_rc 0 "the series applied"
 	# the series by hand: the kit's state gone, the changes left in
 	in_kit state state_copy_to "$T/nowhere-$$" "$k"
-	sum=$(tree_sum "$k")
-	# shellcheck disable=SC2016  # the child's own arguments
-	run_kit bash -c 'set -euo pipefail; . "$1/lib/kit.sh"; kit_use kselftest; ksft_kdir_trees "$2" 6.12' _ "$KIT_DIR" "$k"
-	[ "$RC" -ne 0 ] || fail "a tree that already has the series gave two kernels to compare" "$OUT"
-	expect_out 'nothing of the 6\.12 series is missing from' "the reason named"
-	expect_sum "$k" "$sum" "the user's tree"
-	rm -rf "$(in_kit kselftest ksft_kdir_base "$k")"
+	refused_trees "$k" "a tree that already has the series" 'nothing of the 6\.12 series is missing from'
 }
 
 test_kdir_with_an_interrupted_apply() {
-	local k sum
+	local k
 	k=$(mini 6.12 kd)
 	run_kit kit apply --kdir "$k"
 	expect_rc 0 "the series applied"
 	# what a killed apply leaves: the transaction mark
 	echo "apply $$" > "$k/.mm-backport-kit/txn"
-	sum=$(tree_sum "$k")
-	# shellcheck disable=SC2016  # the child's own arguments
-	run_kit bash -c 'set -euo pipefail; . "$1/lib/kit.sh"; kit_use kselftest; ksft_kdir_trees "$2" 6.12' _ "$KIT_DIR" "$k"
-	[ "$RC" -ne 0 ] || fail "a tree with an interrupted apply gave two kernels to compare" "$OUT"
-	expect_out 'holds an interrupted make apply of the kit; run make unapply' "the reason and the fix named"
-	expect_sum "$k" "$sum" "the user's tree"
-	rm -rf "$(in_kit kselftest ksft_kdir_base "$k")"
+	refused_trees "$k" "a tree with an interrupted apply" 'holds an interrupted make apply of the kit; run make unapply'
 }
