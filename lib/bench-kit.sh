@@ -21,20 +21,23 @@
 # ccache.  Reports go to out/bench-kit.md and out/bench-kit.json (mmbk
 # bench-kit-report); the output of the runs to out/bench-kit/.  The host is
 # shared, so times are +-20% or worse.
-kit_use tables trees steps
+kit_use tables trees steps results
 
-# bench_kit_kbuild_seconds DIR: sum over the kbuild logs make check keeps
-# (*.all) of the time from kbuild's first progress line to its last
+# bench_kit_kbuild_seconds DIR: the seconds make check spent in kbuild,
+# from the logs it keeps in DIR (the configuration and prepare of both
+# trees, each object's W=1 + sparse build, the PREEMPT_RT pass): each log
+# is begun by kbuild's first progress line and last written when its build
+# ended (its mtime), and the builds run one after the other
 bench_kit_kbuild_seconds() {
-	local f
-	for f in "$1"/*.all; do
+	local f start
+	for f in "$1"/prepare.unpatched "$1"/prepare.patched "$1"/*.all "$1"/rt-*; do
 		[ -f "$f" ] || continue
-		awk '
-			function sec(t) { split(t, a, ":"); return a[1] * 3600 + a[2] * 60 + a[3] }
-			/^\[[0-9:]+\] kbuild: / { t = substr($1, 2, 8); if (first == "") first = t; last = t }
-			END { if (first != "") { d = sec(last) - sec(first); if (d < 0) d += 86400; print d } }
-		' "$f"
-	done | awk '{ s += $1 } END { printf "%d", s }'
+		start=$(sed -n '1s/^\[\([0-9:]*\)\] kbuild: .*/\1/p' "$f")
+		[ -z "$start" ] || printf '%s %s\n' "$start" "$(date -r "$f" +%T)"
+	done | awk '
+		function sec(t,  a) { split(t, a, ":"); return a[1] * 3600 + a[2] * 60 + a[3] }
+		{ d = sec($2) - sec($1); if (d < 0) d += 86400; s += d }
+		END { printf "%d", s }'
 }
 
 # bench_kit_step BRANCH NAME KBUILD-LOGDIR CMD...: time CMD (output to
@@ -50,9 +53,22 @@ bench_kit_step() {
 	printf '%s\t%s\t%s\t%s\t%s\n' "$b" "$name" "$secs" "$kb" "$rc" >> "$BK_TSV"
 }
 
+# bench_kit_tree BRANCH: the private cache's pristine tree of BRANCH, a
+# hard-link copy of the kit cache's (never written), made once
+bench_kit_tree() {
+	local b=$1
+	[ ! -f "$BK_CACHE/trees/$b/linux/Makefile" ] || return 0
+	mkdir -p "$BK_CACHE/trees/$b"
+	rm -rf "$BK_CACHE/trees/$b/linux.tmp"
+	cp -al "$(pristine_dir "$b")" "$BK_CACHE/trees/$b/linux.tmp"
+	mv "$BK_CACHE/trees/$b/linux.tmp" "$BK_CACHE/trees/$b/linux"
+	cp -p "$CACHE_DIR/trees/$b/source" "$CACHE_DIR/trees/$b/linux.manifest" \
+		"$CACHE_DIR/trees/$b/linux.sums" "$BK_CACHE/trees/$b/" 2>/dev/null || true
+}
+
 # bench_kit_run [BRANCH...]
 bench_kit_run() (
-	local b d kit scratch tree temp
+	local b d kit scratch tree temp kunit
 	if [ "$#" -eq 0 ]; then read -ra b <<< "$SUPPORTED_BRANCHES"; set -- "${b[@]}"; fi
 	for b in "$@"; do require_branch "$b"; done
 	need_cache
@@ -63,6 +79,12 @@ bench_kit_run() (
 	for d in tools bin apt ccache; do
 		[ -e "$BK_CACHE/$d" ] || ln -s "$CACHE_DIR/$d" "$BK_CACHE/$d"
 	done
+	# the JUnit writers of check and matrix read the kernel's KUnit parser
+	# from a cached tree (results.sh kunit_dir): the private cache has that
+	# tree too
+	kunit=$(kunit_dir)
+	kunit=${kunit#"$CACHE_DIR/trees/"}
+	bench_kit_tree "${kunit%%/*}"
 	# the kit as a user has it: its tracked files (its own out/)
 	kit=$CACHE_DIR/work/bench-kit/kit
 	rm -rf "$kit"
@@ -76,24 +98,14 @@ bench_kit_run() (
 	fi
 	for b in "$@"; do
 		progress "bench-kit: === $b ==="
-		# the private cache's pristine tree: a hard-link copy (never written)
-		if [ ! -f "$BK_CACHE/trees/$b/linux/Makefile" ]; then
-			mkdir -p "$BK_CACHE/trees/$b"
-			rm -rf "$BK_CACHE/trees/$b/linux.tmp"
-			cp -al "$(pristine_dir "$b")" "$BK_CACHE/trees/$b/linux.tmp"
-			mv "$BK_CACHE/trees/$b/linux.tmp" "$BK_CACHE/trees/$b/linux"
-			cp -p "$CACHE_DIR/trees/$b/source" "$CACHE_DIR/trees/$b/linux.manifest" \
-				"$CACHE_DIR/trees/$b/linux.sums" "$BK_CACHE/trees/$b/" 2>/dev/null || true
-		fi
+		bench_kit_tree "$b"
 		scratch=$BK_CACHE/work/$b/bench-apply/linux
 		MMBK_CACHE=$BK_CACHE "$kit/bin/tree" "$b" > /dev/null
-		rm -rf "$scratch"
-		mkdir -p "$(dirname "$scratch")"
-		cp -al "$BK_CACHE/trees/$b/linux" "$scratch"
+		# apply and its floor, quilt alone pushing the same series, each on
+		# a fresh copy of the same tree whose files the kit touches are its
+		# own (the pristine tree's files are read-only)
+		link_copy "$BK_CACHE/trees/$b/linux" "$scratch"
 		bench_kit_step "$b" apply "" env MMBK_CACHE="$BK_CACHE" "$kit/bin/apply" --kdir "$scratch" --force
-		# the floor: quilt alone pushing the same series onto the same tree
-		# (a copy whose files the series touches are its own)
-		rm -rf "$scratch"
 		link_copy "$BK_CACHE/trees/$b/linux" "$scratch"
 		bench_kit_step "$b" "quilt push -a" "" env -C "$scratch" QUILT_PATCHES="$kit/backports/$b" \
 			QUILT_SERIES="$kit/backports/$b/series" QUILT_PC=.pc quilt --quiltrc=- push -aq --fuzz=0
@@ -106,10 +118,12 @@ bench_kit_run() (
 		for temp in cold warm; do
 			bench_kit_step "$b" "matrix $temp" "$kit/out/check/$b" env MMBK_CACHE="$BK_CACHE" "$kit/bin/matrix" "$b"
 			# the matrix's own split (tree, apply = fresh patched copy, check)
-			awk -F'\t' -v b="$b" -v s="matrix $temp" '$1 == "step" && $3 == b && $7 != "-" { printf "%s\t%s: %s\t%s\t-\t0\n", b, s, $2, $7 }' \
-				"$kit"/out/results/"$b"-*.tsv >> "$BK_TSV" 2>/dev/null || true
+			awk -F'\t' -v b="$b" -v s="matrix $temp" '$1 == "step" && $3 == b && $7 != "-" { printf "%s\t%s: %s\t%s\t-\t%d\n", b, s, $2, $7, $5 != "pass" }' \
+				"$kit/out/results/$b.steps.tsv" >> "$BK_TSV" ||
+				warn "no step records of make matrix $b in $kit/out/results"
 		done
 	done
+	# the report is written either way; its status is 1 when a step
+	# failed (a failed step's time measures nothing)
 	kit_py bench-kit-report "$BK_TSV" "$OUT_DIR"
-	cat "$OUT_DIR/bench-kit.md"
 )

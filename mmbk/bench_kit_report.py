@@ -5,10 +5,13 @@ from the TSV the bench-kit step writes (header, then "branch step seconds
 kbuild_seconds rc" rows; a step "matrix cold: tree" is the matrix's own
 time of its tree step).  Writes OUTDIR/bench-kit.md (also printed) and
 OUTDIR/bench-kit.json; branches in the order of tables/branches.table.
+Status 1, after writing both, when a step's rc is not 0 (its time measures
+nothing, and apply's ratio to quilt is not given).
 """
 
 import json
 import os
+import sys
 import time
 
 from mmbk import ArgumentParser, Error, tables
@@ -64,7 +67,7 @@ def markdown(res, branches, generated):
     for b in branches:
         a, q = res[b].get('apply'), res[b].get('quilt push -a')
         ratio = '%.1fx (%.1f s / %.1f s)' % (a['seconds'] / q['seconds'], a['seconds'], q['seconds']) \
-            if a and q and q['seconds'] > 0 else '-'
+            if a and q and q['seconds'] > 0 and not a['rc'] and not q['rc'] else '-'
         L.append('| %s | %s |' % (b, ratio))
     L += ['', "The matrix's own split of its run (tree / apply = a fresh patched copy / check):", '',
           '| branch | matrix cold | matrix warm |', '|---|---|---|']
@@ -97,4 +100,9 @@ def main(argv):
     with open(os.path.join(args.outdir, 'bench-kit.md'), 'w', encoding='utf-8') as f:
         f.write(text)
     print(text)
+    failed = ['%s %s (rc %d)' % (b, s, r['rc']) for b in branches for s, r in res[b].items() if r['rc']]
+    if failed:
+        print('bench-kit-report: %d step(s) failed, their times measure nothing: %s (their logs: out/bench-kit/)'
+              % (len(failed), ', '.join(failed)), file=sys.stderr)
+        return 1
     return 0

@@ -358,8 +358,10 @@ test_save_puts_finished_rounds_into_committed_figures() {
 # make bench-kit's report: a row per branch in the order of
 # tables/branches.table (6.1 before 6.12 before 7.2 whatever the TSV's
 # order), cells with the kbuild share and a non-zero rc, the matrix's own
-# split, and the JSON with typed figures; a TSV row that is not five
-# columns is one error line
+# split, and the JSON with typed figures; a failed step (rc not 0) is
+# status 1 naming it, after both reports are written, and a failed apply
+# gives no ratio to quilt; a TSV row that is not five columns is one error
+# line
 test_bench_kit_report() {
 	mkdir -p "$T/bk"
 	{
@@ -372,7 +374,10 @@ test_bench_kit_report() {
 		printf '6.1\tquilt push -a\t0.8\t-\t0\n'
 	} > "$T/bk/times.tsv"
 	run_kit kit_py bench-kit-report "$T/bk/times.tsv" "$T/bk"
-	expect_rc 0 "bench-kit-report"
+	# the failed matrix step: both reports written, status 1, named
+	expect_rc 1 "bench-kit-report with a failed step"
+	grep -qF 'bench-kit-report: 1 step(s) failed, their times measure nothing: 6.12 matrix cold (rc 1)' <<< "$OUT" ||
+		fail "the failed step not named" "$OUT"
 	[ "$(sed -n 's/^| \([0-9.]*\) | .*/\1/p' "$T/bk/bench-kit.md" | paste -sd' ')" = "6.1 6.12 7.2 6.1 6.12 7.2 6.1 6.12 7.2" ] ||
 		fail "branches not in table order" "$(cat "$T/bk/bench-kit.md")"
 	grep -qx '| 6.1 | 25.0x (20.0 s / 0.8 s) |' "$T/bk/bench-kit.md" || fail "apply against quilt push -a on 6.1" "$(cat "$T/bk/bench-kit.md")"
@@ -384,8 +389,17 @@ test_bench_kit_report() {
 b = json.load(open(sys.argv[1]))["branches"]
 assert b["7.2"]["apply"] == {"seconds": 12.3, "kbuild_seconds": None, "rc": 0}, b["7.2"]
 assert b["6.12"]["matrix cold"]["rc"] == 1' "$T/bk/bench-kit.json" || fail "bench-kit.json"
+	# a failed apply (or quilt) gives no ratio; every rc 0 is status 0
+	sed -i '/matrix cold\t/d' "$T/bk/times.tsv"
+	printf '6.18\tapply\t0.4\t-\t1\n6.18\tquilt push -a\t0.1\t-\t0\n' >> "$T/bk/times.tsv"
+	run_kit kit_py bench-kit-report "$T/bk/times.tsv" "$T/bk"
+	expect_rc 1 "bench-kit-report with a failed apply"
+	grep -qx '| 6.18 | - |' "$T/bk/bench-kit.md" || fail "a ratio of a failed apply" "$(cat "$T/bk/bench-kit.md")"
+	sed -i '/^6.18\t/d' "$T/bk/times.tsv"
+	run_kit kit_py bench-kit-report "$T/bk/times.tsv" "$T/bk"
+	expect_rc 0 "bench-kit-report, every step passed"
 	printf '6.1\tapply\ttwenty\t-\t0\n' >> "$T/bk/times.tsv"
 	run_kit kit_py bench-kit-report "$T/bk/times.tsv" "$T/bk"
 	expect_rc 64 "bench-kit-report of a bad row"
-	expect_one_line_error 'times.tsv:8: not "branch step seconds kbuild_seconds rc"'
+	expect_one_line_error 'times.tsv:7: not "branch step seconds kbuild_seconds rc"'
 }
