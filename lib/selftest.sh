@@ -4,7 +4,7 @@
 # the fast tier of the unit tests (needs no kernel tree), the unit tests
 # that need trees, then the matrix (tree, apply, check, boots, the tree's
 # own selftests on a patched boot's kernel) on every
-# branch.  Each is a step (steps.sh) whose results are records; the run
+# branch, and last the run's own KTAP read by the kernel's parser.  Each is a step (steps.sh) whose results are records; the run
 # plans its steps (out/test/plan.tsv) and the matrix its own (matrix.sh
 # matrix_plan), and a step that crashes (exits non-zero with no
 # failed record), a writer that fails or a planned step that left no record
@@ -81,7 +81,7 @@ selftest_run() (
 	mkdir -p "$ST_DIR"
 	: > "$ST_DIR/steps.tsv"
 	step_plan "$ST_DIR/plan.tsv" unit fast
-	[ "$fast" = 1 ] || step_plan "$ST_DIR/plan.tsv" unit unit matrix
+	[ "$fast" = 1 ] || step_plan "$ST_DIR/plan.tsv" unit unit matrix outputs
 	# the unit runner's line per test file goes to the console (this
 	# stderr), its line per test to the step's log
 	exec {console}>&2
@@ -122,7 +122,13 @@ selftest_run() (
 			result "$ST_DIR/unit-step.tsv" case unit unit unit-step error - - "the unit step (selftest_step) exited with status $unit_rc"
 			files+=("$ST_DIR/unit-step.tsv")
 		fi
-		files+=("$ST_DIR/unit.tsv" "$ST_DIR/matrix.tsv")
+		# this run's own outputs (the matrix's and the boots' KTAP, the
+		# unit runner's) read by the kernel's KTAP parser, their counts
+		# checked (t-ktap kit_outputs_parse): the fast tier ran before
+		# they existed, and skipped it
+		selftest_step outputs "$ST_DIR/outputs.tsv" "$KIT_DIR/tests/unit/run.sh" --tier all \
+			--records "$ST_DIR/outputs.tsv" --progress-fd "$console" ktap.kit_outputs_parse
+		files+=("$ST_DIR/unit.tsv" "$ST_DIR/matrix.tsv" "$ST_DIR/outputs.tsv")
 		for f in "$OUT_DIR"/results/*-*.tsv; do
 			[ ! -f "$f" ] || files+=("$f")
 		done

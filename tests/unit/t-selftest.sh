@@ -7,7 +7,7 @@
 # named, and the last line counts them as failures.
 
 # stub_kit NAME -> a kit copy whose make test runs in seconds: no
-# dependencies or trees to fetch, a unit suite of one passing test, and
+# dependencies or trees to fetch, a unit suite of passing stubs, and
 # matrix steps that write one passing record each.  The environment
 # variable STUB_KILL=BRANCH makes the matrix kill itself (SIGKILL) when
 # it reaches BRANCH.
@@ -16,6 +16,9 @@ stub_kit() {
 	k=$(kit_copy "$1")
 	rm -f "$k"/tests/unit/t-*.sh
 	printf '# tier: fast\ntest_stub_passes() {\n\t[ 1 -eq 1 ]\n}\n' > "$k/tests/unit/t-stub.sh"
+	# the test make test runs on its own outputs last (t-ktap's needs the
+	# kernel's KTAP parser and real outputs)
+	printf '# tier: tree\ntest_kit_outputs_parse() {\n\t[ 1 -eq 1 ]\n}\n' > "$k/tests/unit/t-ktap.sh"
 	cat >> "$k/lib/selftest.sh" <<-'STUB'
 	deps_run() { :; }
 	need_cache() { :; }
