@@ -7,7 +7,8 @@
 # topic and gives its results as records.  The writers of records (KTAP,
 # JUnit, JSON, Markdown) are tested in t-results.sh.
 # Canned documents: tests/ktap/ (README.md); real ones from out/ when a
-# run left them.
+# run left them (make test runs kit_outputs_parse once more as its last
+# step, on the outputs of that run).
 
 CANNED=$KIT_DIR/tests/ktap
 
@@ -160,7 +161,8 @@ test_judged_documents_parse() {
 	done
 }
 
-# what the kit wrote in out/ (a matrix, boot or test run), where present
+# what the kit wrote in out/ (a matrix, boot or test run), where present:
+# make test's last step (selftest.sh "outputs")
 test_kit_outputs_parse() {
 	need_kunit_parser
 	local f n=0
