@@ -106,7 +106,7 @@ kb_tree_llvm() {
 	fi
 	for f in "$tree/build.config" "$tree"/build.config.*; do
 		[ -f "$f" ] || continue
-		if kb_config_values "$f" | grep -qx 'LLVM=1'; then
+		if grep -qx 'LLVM=1' < <(kb_config_values "$f"); then
 			printf '1\t%s\n' "${f##*/}"
 			return 0
 		fi

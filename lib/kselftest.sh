@@ -144,7 +144,7 @@ ksft_build() {
 		if make -C "$src" OUTPUT="$work/bin" ARCH="$KB_ARCH" CROSS_COMPILE="$KB_CROSS" \
 			CC="$cc -static${libs:+ $libs}${cflags:+ ${cflags//,/ }}" "$work/bin/$pname" > "$log" 2>&1 < /dev/null &&
 			[ -x "$work/bin/$pname" ]; then
-			if readelf -l "$work/bin/$pname" 2>/dev/null | grep -q 'program interpreter'; then
+			if grep -q 'program interpreter' < <(readelf -l "$work/bin/$pname" 2>/dev/null); then
 				rm -f "$work/bin/$pname"
 				printf '%s\tskip\tdoes not build: linked dynamically although -static was given (log: %s)\n' \
 					"$name" "$dir/log/$pname.log" >> "$work/built.tsv"

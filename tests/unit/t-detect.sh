@@ -154,16 +154,16 @@ test_plan_from_the_code() {
 	out=$(in_kit plan plan_tree "$d") || fail "plan_tree on 7.1 failed: $out"
 	[ "$(printf '%s\n' "$out" | cut -f1)" = "$(series_patches "$KIT_DIR/series")" ] ||
 		fail "plan_tree does not list ./series in order:" "$out"
-	printf '%s\n' "$out" | grep -qE $'^0004-[^\t]+\tcarry\t7\\.2$' || fail "7.1: 0004 not carried from 7.2" "$out"
-	printf '%s\n' "$out" | grep -qE $'^0001-[^\t]+\tupstream\tmm/ksm.c:[0-9]+ has ' || fail "7.1: 0001 not upstream with evidence" "$out"
+	grep -qE $'^0004-[^\t]+\tcarry\t7\\.2$' <<< "$out" || fail "7.1: 0004 not carried from 7.2" "$out"
+	grep -qE $'^0001-[^\t]+\tupstream\tmm/ksm.c:[0-9]+ has ' <<< "$out" || fail "7.1: 0001 not upstream with evidence" "$out"
 	out=$(in_kit plan plan_tree "$(pristine_dir 6.12)")
-	printf '%s\n' "$out" | grep -qE $'^0004-[^\t]+\tn/a\tstruct khugepaged_mm_slot is still defined .*\\(mm/khugepaged.c:[0-9]+\\)$' ||
+	grep -qE $'^0004-[^\t]+\tn/a\tstruct khugepaged_mm_slot is still defined .*\\(mm/khugepaged.c:[0-9]+\\)$' <<< "$out" ||
 		fail "6.12: 0004 not n/a with file:line" "$out"
 	out=$(in_kit plan plan_tree "$(pristine_dir 5.10)")
-	printf '%s\n' "$out" | grep -qE $'^0007-[^\t]+\tn/a\t.*kernel/bpf/task_iter.c has no task_vma_seq_get_next\\(\\)' ||
+	grep -qE $'^0007-[^\t]+\tn/a\t.*kernel/bpf/task_iter.c has no task_vma_seq_get_next\\(\\)' <<< "$out" ||
 		fail "5.10: 0007 not n/a for the missing iterator" "$out"
-	printf '%s\n' "$out" | grep -qE $'^0006-[^\t]+\tcarry\t5\\.10$' || fail "5.10: 0006 not carried from 5.10" "$out"
-	printf '%s\n' "$out" | grep -qE $'^0008-[^\t]+\tcarry\t5\\.10$' || fail "5.10: 0008 not carried from 5.10" "$out"
+	grep -qE $'^0006-[^\t]+\tcarry\t5\\.10$' <<< "$out" || fail "5.10: 0006 not carried from 5.10" "$out"
+	grep -qE $'^0008-[^\t]+\tcarry\t5\\.10$' <<< "$out" || fail "5.10: 0008 not carried from 5.10" "$out"
 }
 
 # rt_tree_5_10 NAME -> a 5.10 copy with the RT rwsem excerpt of
@@ -181,7 +181,7 @@ rt_tree_5_10() {
 expect_rt_na() {
 	local p
 	for p in 0006 0007 0008; do
-		printf '%s\n' "$1" | grep -qE "^$p-[^	]+	n/a	.*rwsem-rt.*$3 \(kernel/locking/rwsem-rt\.c:[0-9]+\)\$" ||
+		grep -qE "^$p-[^	]+	n/a	.*rwsem-rt.*$3 \(kernel/locking/rwsem-rt\.c:[0-9]+\)\$" <<< "$1" ||
 			fail "$2: $p not n/a for the RT rwsem with file:line" "$1"
 	done
 }
@@ -198,7 +198,7 @@ test_plan_out_of_tree_rt_rwsem() {
 		fail "5.10's 0006 does not apply to the RT tree: the fixture no longer shows the late failure"
 	out=$(in_kit plan plan_tree "$d") || fail "plan_tree on the RT tree failed: $out"
 	expect_rt_na "$out" 5.10-rt ''
-	printf '%s\n' "$out" | grep -qE $'^0005-[^\t]+\tcarry\t5\\.10$' || fail "5.10-rt: 0005 not carried from 5.10" "$out"
+	grep -qE $'^0005-[^\t]+\tcarry\t5\\.10$' <<< "$out" || fail "5.10-rt: 0005 not carried from 5.10" "$out"
 }
 
 # Other RT releases define rwsem-rt.c's __down_read() as
@@ -231,7 +231,7 @@ test_plan_rt_tree_without_the_reader_shortcut() {
 		! patch -d "$d" -p1 -F0 --dry-run -s < "$KIT_DIR"/backports/"$b"/0006-*.patch >/dev/null 2>&1 ||
 			fail "$b's 0006 applies to the tree without the reader shortcut: the fixture no longer shows the missing context"
 		out=$(in_kit plan plan_tree "$d") || fail "plan_tree on the $b-rt tree failed: $out"
-		printf '%s\n' "$out" | grep -qE $'^0006-[^\t]+\tcarry\t6\\.6$' || fail "$b-rt: 0006 not carried from 6.6" "$out"
+		grep -qE $'^0006-[^\t]+\tcarry\t6\\.6$' <<< "$out" || fail "$b-rt: 0006 not carried from 6.6" "$out"
 	done
 }
 
@@ -256,7 +256,7 @@ test_plan_when_the_backports_apply_with_offsets() {
 	d=$(fresh 6.12 plan-offset)
 	echo '/* vendor */' >> "$d/mm/khugepaged.c"
 	out=$(MMBK_CACHE=$c bash -c '. "$1/lib/kit.sh"; kit_use plan; plan_tree "$2"' - "$KIT_DIR" "$d") || fail "plan_tree failed: $out"
-	printf '%s\n' "$out" | grep -qE $'^0005-[^\t]+\tcarry\t6\\.12$' || fail "0005 not carried from 6.12" "$out"
-	printf '%s\n' "$out" | grep -qE $'^0008-[^\t]+\tcarry\t6\\.12$' || fail "0008 not carried from 6.12" "$out"
+	grep -qE $'^0005-[^\t]+\tcarry\t6\\.12$' <<< "$out" || fail "0005 not carried from 6.12" "$out"
+	grep -qE $'^0008-[^\t]+\tcarry\t6\\.12$' <<< "$out" || fail "0008 not carried from 6.12" "$out"
 }
 

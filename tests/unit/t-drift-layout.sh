@@ -51,7 +51,7 @@ test_a_changed_token_is_not_the_same_layout() {
 		! cmp -s "$T/clean.c" "$T/edited.c" || fail "test setup: '$edit' changed nothing"
 		run_kit "$DRIFT" layout "$T/clean.c" "$T/edited.c"
 		expect_rc 1 "layout after '$edit'"
-		printf '%s\n' "$OUT" | grep -q '^token [0-9]*: \|tokens vs ' || fail "'$edit': no account of the difference" "$OUT"
+		grep -q '^token [0-9]*: \|tokens vs ' <<< "$OUT" || fail "'$edit': no account of the difference" "$OUT"
 	done
 }
 

@@ -50,7 +50,7 @@ test_android_gki_6_1_rwsem() {
 	fi
 	run_kit in_kit retarget retarget_run "" 0 "$d" 6.1 0006-locking-rwsem-add-down_read-_killable-_nosteal.patch
 	expect_rc 0 "retarget_run on Android's rwsem.c"
-	printf '%s\n' "$OUT" | grep -qE '^0006-[^ ]+ +re-targeted from cocci$' || fail "0006 not re-targeted from cocci" "$OUT"
+	grep -qE '^0006-[^ ]+ +re-targeted from cocci$' <<< "$OUT" || fail "0006 not re-targeted from cocci" "$OUT"
 	want=$(sed -n "\|^diff --git a/$f|,\|^diff --git|p" "$KIT_DIR"/backports/6.1/0006-*.patch | lines_of)
 	got=$(sed -n "\|^diff --git a/$f|,\|^diff --git|p" "$OUT_DIR"/android-6.1/0006-*.patch | lines_of)
 	[ "$got" = "$want" ] || fail "Android rwsem.c: the re-targeted change is not the backport's:" "$(diff <(printf '%s\n' "$want") <(printf '%s\n' "$got"))"

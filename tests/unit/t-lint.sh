@@ -28,7 +28,7 @@ test_wrong_stable_line() {
 		's/^commit 473b73222f3d8cc66bcd840bf9c3260619620789 upstream\.$/commit 473b73222f3d upstream./')
 	run_kit "$LINT" "$f"
 	expect_rc 1 "lint of a short stable line"
-	printf '%s\n' "$OUT" | grep -q "^$f:6: backport of a merged commit must start its body with \"commit <40-hex sha> upstream.\" \[stable-line\]$" ||
+	grep -q "^$f:6: backport of a merged commit must start its body with \"commit <40-hex sha> upstream.\" \[stable-line\]$" <<< "$OUT" ||
 		fail "stable line not caught" "$OUT"
 }
 

@@ -40,7 +40,7 @@ test_regen_checks_hand_written() {
 	sed -i 's/so queue behind it\./so queue behind it!/' "$k/cocci/text/rwsem-slowpath-comment.sed"
 	run_kit "$k/bin/regen" --check --branch 6.12
 	expect_rc 1 "regen --check with a broken recipe"
-	printf '%s\n' "$OUT" | grep -q '^backports/6.12/0006-.*: its recipe (tables/recipes.table) does not reproduce it in kernel/locking/rwsem.c$' ||
+	grep -q '^backports/6.12/0006-.*: its recipe (tables/recipes.table) does not reproduce it in kernel/locking/rwsem.c$' <<< "$OUT" ||
 		fail "no reproduction failure for 0006" "$OUT"
 }
 
@@ -70,14 +70,14 @@ test_coccicheck_modes() {
 		fail "MODE=org: not 3 TODO lines" "$OUT"
 	run_kit "$KIT_DIR/bin/coccicheck" --kdir "$d" -M mm --mode context "$cocci"
 	expect_rc 0 "coccicheck MODE=context"
-	printf '%s\n' "$OUT" | grep -q '^-		result = SCAN_PAGE_RO;$' || fail "MODE=context does not mark the test" "$OUT"
+	grep -q '^-		result = SCAN_PAGE_RO;$' <<< "$OUT" || fail "MODE=context does not mark the test" "$OUT"
 	# the macro file reaches spatch: show_smaps_rollup() (`} for_each_vma(vmi,
 	# vma);`) parses only with it
 	run_kit "$KIT_DIR/bin/coccicheck" --kdir "$d" -M fs/proc --mode report "$KIT_DIR/cocci/mmap-read-lock-nosteal.cocci"
-	printf '%s\n' "$OUT" | grep -q '^fs/proc/task_mmu.c:[0-9]*:[0-9-]*: mmap read lock retaken after contention' ||
+	grep -q '^fs/proc/task_mmu.c:[0-9]*:[0-9-]*: mmap read lock retaken after contention' <<< "$OUT" ||
 		fail "show_smaps_rollup() not reported through the wrapper" "$OUT"
 	run_kit make -s -C "$d" coccicheck MODE=report COCCI="$KIT_DIR/cocci/mmap-read-lock-nosteal.cocci" M=fs/proc J=1
-	printf '%s\n' "$OUT" | grep -q '^fs/proc/task_mmu.c' && fail "show_smaps_rollup() parsed without the macro file: the test proves nothing"
+	grep -q '^fs/proc/task_mmu.c' <<< "$OUT" && fail "show_smaps_rollup() parsed without the macro file: the test proves nothing"
 	return 0
 }
 

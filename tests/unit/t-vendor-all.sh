@@ -27,7 +27,7 @@ test_between_branches_drifted() {
 	run_kit "$KIT_DIR/bin/apply" --kdir "$d"
 	expect_rc 0 "apply on a drifted 6.4 tree"
 	expect_out '^topic khugepaged-ro-collapse +applied: 6\.1 \(re-targeted\)$' "the 6.1 series, re-targeted"
-	printf '%s\n' "$OUT" | grep -qE '^0003-[^ ]+ +re-targeted from cocci \(out/vendor-6.4/' || fail "0003 not re-targeted" "$OUT"
+	grep -qE '^0003-[^ ]+ +re-targeted from cocci \(out/vendor-6.4/' <<< "$OUT" || fail "0003 not re-targeted" "$OUT"
 	in_kit plan detect_tree "$d" | awk -F'\t' '$2 != "present" { bad = 1 } END { exit bad }' ||
 		fail "changes not present"
 }

@@ -166,7 +166,7 @@ test_drifted_rwsem_lands() {
 	cp "$d/kernel/locking/rwsem.c" "$orig/kernel/locking/"
 	run_kit "$KIT_DIR/bin/apply" --force --kdir "$d"
 	expect_rc 0 "apply with a drifted rwsem.c"
-	printf '%s\n' "$OUT" | grep -qE '^0006-[^ ]+ +(re-targeted from cocci|re-anchored) \(out/vendor-rwsem/0006-' ||
+	grep -qE '^0006-[^ ]+ +(re-targeted from cocci|re-anchored) \(out/vendor-rwsem/0006-' <<< "$OUT" ||
 		fail "0006 not re-targeted" "$OUT"
 	clean=$(applied_ref 6.12)
 	f=kernel/locking/rwsem.c
@@ -241,7 +241,7 @@ test_retarget_refuses_other_changes() {
 	sum=$(tree_sum "$d")
 	run_kit "$KIT_DIR/bin/apply" --force --topics khugepaged-ro-collapse --kdir "$d"
 	expect_rc 1 "apply with a look-alike vendor function"
-	printf '%s\n' "$OUT" | grep -qE '^0002-[^ ]+ +failed: .*re-targeting was refused: the result changes other code than backports/6.12/0002-[^:]*: .*vendor_x_errno' ||
+	grep -qE '^0002-[^ ]+ +failed: .*re-targeting was refused: the result changes other code than backports/6.12/0002-[^:]*: .*vendor_x_errno' <<< "$OUT" ||
 		fail "0002 not refused for touching vendor_x_errno()" "$OUT"
 	expect_sum "$d" "$sum" "refused re-targeting"
 }
