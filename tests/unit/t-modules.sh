@@ -83,6 +83,25 @@ test_state_dir_owned_by_state_sh() {
 		"a path under the state directory outside lib/state.sh" "a read of the txn mark in apply.sh was not caught"
 }
 
+# grep_q_after_printf KITDIR: lines of KITDIR's lib/ and tests/unit/ that
+# pipe printf or echo into grep -q: bash's printf and echo write a line at
+# a time, grep -q exits at its first match, and under pipefail the
+# writer's SIGPIPE turns the match into "no match" (t-vendor's
+# retarget_refuses_other_changes failed so in a CI run); a here-string
+# (grep -q RE <<< "$OUT") or a process substitution has no such race
+grep_q_after_printf() {
+	grep -nE '(^|[;&|({[:space:]])(printf|echo)[[:space:]][^|]*\|[[:space:]]*grep[[:space:]]+-[a-zA-Z]*q' \
+		"$1"/lib/*.sh "$1"/tests/unit/*.sh 2>/dev/null || true
+}
+
+# no grep -q after printf or echo in a pipeline; caught in a copy of the
+# library with the line that failed
+test_no_grep_q_after_printf() {
+	# shellcheck disable=SC2016  # the text of a shell line
+	rule_holds grep_q_after_printf kbuild "printf '%s\\n' \"\$OUT\" | grep -qE '^0002-[^ ]+ +failed: ' || fail" \
+		"printf or echo piped into grep -q" "printf piped into grep -q was not caught"
+}
+
 # default_branch_below KITDIR: lines of KITDIR/lib outside tables.sh (which
 # defines it) and request.sh (request_branch_or_default, the one fallback
 # of a command without KDIR= or BRANCH=) that use the default branch
