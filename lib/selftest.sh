@@ -3,17 +3,17 @@
 # selftest.sh - everything make test runs, in order (bin/test): the trees,
 # the fast tier of the unit tests (needs no kernel tree), the unit tests
 # that need trees, then the matrix (tree, apply, check, boots, the tree's
-# own selftests on a patched boot's kernel) on every
-# branch, and last the run's own KTAP read by the kernel's parser.  Each is a step (steps.sh) whose results are records; the run
-# plans its steps (out/test/plan.tsv) and the matrix its own (matrix.sh
-# matrix_plan), and a step that crashes (exits non-zero with no
-# failed record), a writer that fails or a planned step that left no record
-# is a failure record of its own, named on stderr.  The total is counted
-# from the records (the one result model), so it is true with or without a
-# kernel tree; the KTAP the steps print is read with the kernel's own
-# parser by the unit tests (t-ktap.sh).  A timestamped line on stderr per
-# unit-test file and per matrix step as it ends, with its counts.  Ends
-# with one "N passed, N failed, N skipped" line.
+# own selftests on a patched boot's kernel) on every branch, and last the
+# run's own KTAP read by the kernel's parser.  Each is a step (steps.sh)
+# whose results are records; the run plans its steps (out/test/plan.tsv) and
+# the matrix its own (matrix.sh matrix_plan), and a step that crashes (exits
+# non-zero with no failed record), a writer that fails or a planned step
+# that left no record is a failure record of its own, named on stderr.  The
+# total is counted from the records (the one result model), so it is true
+# with or without a kernel tree; the KTAP the steps print is read with the
+# kernel's own parser by the unit tests (t-ktap.sh).  A timestamped line on
+# stderr per unit-test file and per matrix step as it ends, with its counts.
+# Ends with one "N passed, N failed, N skipped" line.
 kit_use tables trees results request steps deps fetch
 
 # selftest_step NAME RECORDS CMD...: run a step; its KTAP to
