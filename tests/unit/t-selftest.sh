@@ -17,8 +17,11 @@ stub_kit() {
 	rm -f "$k"/tests/unit/t-*.sh
 	printf '# tier: fast\ntest_stub_passes() {\n\t[ 1 -eq 1 ]\n}\n' > "$k/tests/unit/t-stub.sh"
 	# the test make test runs on its own outputs last (t-ktap's needs the
-	# kernel's KTAP parser and real outputs)
-	printf '# tier: tree\ntest_kit_outputs_parse() {\n\t[ 1 -eq 1 ]\n}\n' > "$k/tests/unit/t-ktap.sh"
+	# kernel's KTAP parser and real outputs); STUB_OUTPUTS_FAIL=1 makes it
+	# fail in that step only (out/test/outputs.ktap is that step's)
+	# shellcheck disable=SC2016  # the stub's own text
+	printf '# tier: tree\ntest_kit_outputs_parse() {\n\t[ -z "${STUB_OUTPUTS_FAIL:-}" ] || [ ! -f "$OUT_DIR/test/outputs.ktap" ]\n}\n' \
+		> "$k/tests/unit/t-ktap.sh"
 	cat >> "$k/lib/selftest.sh" <<-'STUB'
 	deps_run() { :; }
 	need_cache() { :; }
@@ -106,4 +109,16 @@ test_failing_unit_test_counted_once() {
 	expect_rc 1 "make test-fast with one failing unit test"
 	[ "$(tail -n1 <<< "$OUT")" = "1 passed, 1 failed, 0 skipped" ] ||
 		fail "one failing unit test is not counted once" "$OUT"
+}
+
+# the last step, the run's own KTAP read by the kernel's parser: its
+# failure is a failure of make test (exit 1, counted in the last line)
+test_failing_outputs_check_fails() {
+	local k
+	need_kunit_parser
+	k=$(stub_kit kit-selftest-outputs)
+	run_kit env MMBK_CACHE="$T/selftest-cache" STUB_OUTPUTS_FAIL=1 STUB_KUNIT="$KUNIT_DIR" "$k/bin/test" --no-boot
+	expect_rc 1 "make test whose outputs check fails"
+	expect_out '^\[[0-9:]+\] test: outputs: [0-9]+ passed, 1 failed' "the outputs step's failure on the console"
+	expect_out '^[0-9]+ passed, 1 failed, 0 skipped$' "the last line counts it"
 }
