@@ -227,36 +227,52 @@ fetch_overlay_missing() {
 
 # fetch_tree BRANCH [refresh]: the pristine tree of BRANCH in the cache
 # (fetched and extracted unless it is there and intact; "refresh" extracts
-# it again); prints its path.  Its directory is locked exclusive while
-# checked and extracted, shared afterwards (every reader of a pristine
-# tree holds it shared: pristine_verify, scratch_copy)
+# it again unless another command did meanwhile); prints its path.  A
+# sealed tree is only read, so it is checked under its lock held shared
+# (beside every other reader: pristine_verify, scratch_copy, a make
+# selftests run); the lock is taken exclusive only to extract it, and the
+# tree is checked once more then (another command may have done it).
 fetch_tree() {
 	local branch=$1 refresh=${2:-} dir
 	require_branch "$branch"
 	need_cache
 	dir=$(pristine_dir "$branch")
 	mkdir -p "$(dirname "$dir")"
-	lock_tree "$(dirname "$dir")"
-	if [ -z "$refresh" ] && [ -f "$dir/Makefile" ] && [ -f "$(dirname "$dir")/source" ] &&
-	   ! fetch_overlay_missing "$branch"; then
-		# content checked once per command (an earlier fetch_tree or
-		# pristine_verify of this command did it): the manifest then
-		if { [ -n "${PRISTINE_VERIFIED[$branch]:-}" ] && pristine_ok "$branch"; } ||
-		   pristine_ok "$branch" content; then
-			# shellcheck disable=SC2034  # read by scratch_copy
-			PRISTINE_VERIFIED["$branch"]=1
-			progress "tree: $branch already extracted ($(kernel_version "$dir"))"
-			lock_tree "$(dirname "$dir")" shared
-			printf '%s\n' "$dir"
-			return 0
-		fi
-		warn "the cached $branch tree was changed in place (a file differs from its seal); extracting it again"
+	lock_tree "$(dirname "$dir")" shared
+	if [ -z "$refresh" ] && fetch_tree_intact "$branch"; then
+		progress "tree: $branch already extracted ($(kernel_version "$dir"))"
+		printf '%s\n' "$dir"
+		return 0
 	fi
-	get_tree "$branch"
-	progress "tree: $branch is Linux $(kernel_version "$dir")"
+	lock_tree "$(dirname "$dir")"
+	if fetch_tree_intact "$branch"; then
+		[ -z "$refresh" ] || progress "tree: $branch was extracted again by another command"
+	else
+		[ ! -f "$dir/Makefile" ] ||
+			warn "the cached $branch tree was changed in place (a file differs from its seal); extracting it again"
+		get_tree "$branch"
+		progress "tree: $branch is Linux $(kernel_version "$dir")"
+	fi
 	# extracted and sealed: read by this command and others from now on
 	lock_tree "$(dirname "$dir")" shared
 	printf '%s\n' "$dir"
+}
+
+# fetch_tree_intact BRANCH: the cached tree is there, complete (its overlay
+# too) and what its seal says -- its content checked once per command (an
+# earlier fetch_tree or pristine_verify of this command did it: the
+# manifest then)
+fetch_tree_intact() {
+	local dir
+	dir=$(pristine_dir "$1")
+	[ -f "$dir/Makefile" ] && [ -f "$(dirname "$dir")/source" ] && ! fetch_overlay_missing "$1" || return 1
+	if { [ -n "${PRISTINE_VERIFIED[$1]:-}" ] && pristine_ok "$1"; } || pristine_ok "$1" content; then
+		# shellcheck disable=SC2034  # read by scratch_copy
+		PRISTINE_VERIFIED["$1"]=1
+		return 0
+	fi
+	unset "PRISTINE_VERIFIED[$1]"
+	return 1
 }
 
 # --- sparse ----------------------------------------------------------------

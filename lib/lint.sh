@@ -175,7 +175,26 @@ lint_check_series() {
 			grep -qxF "${p##*/}" <<< "$(series_patches "$s")" ||
 				lint_problem "$p" 1 "a kABI variant of a patch backports/$b/series does not carry [series-order]"
 		done
+		lint_check_reference "$b" "$s"
 	done
+}
+
+# lint_check_reference BRANCH SERIES: the committed reference data the plan
+# reads (make regen) is there, of this branch, for exactly its series
+lint_check_reference() {
+	local b=$1 s=$2 ref=$DATA_DIR/backports/$1/reference.json sums=$DATA_DIR/backports/$1/touched.sums got want
+	if [ ! -f "$ref" ] || [ ! -f "$sums" ]; then
+		lint_problem "$s" 1 "backports/$b has no reference data (reference.json, touched.sums); run make regen BRANCH=$b [reference-data]"
+		return 0
+	fi
+	[ -n "$(sums_version "$sums")" ] ||
+		lint_problem "$sums" 1 "no '# version' line; run make regen BRANCH=$b [reference-data]"
+	[ "$(sed -n 's/^"branch": "\(.*\)",$/\1/p' "$ref")" = "$b" ] ||
+		lint_problem "$ref" 1 "not the reference data of $b; run make regen BRANCH=$b [reference-data]"
+	got=$(sed -n 's/^"\([0-9][0-9][0-9][0-9]-[^"]*\.patch\)": \[.*/\1/p' "$ref" | LC_ALL=C sort)
+	want=$(series_patches "$s" | LC_ALL=C sort)
+	[ "$got" = "$want" ] ||
+		lint_problem "$ref" 1 "its patches are not those of backports/$b/series; run make regen BRANCH=$b [reference-data]"
 }
 
 lint_checkpatch_tree() {	# -> a cached tree with scripts/checkpatch.pl, newest first

@@ -14,13 +14,17 @@
 #   <patch>\tn/a\t<reason>     the reason holds for TREE (tables/plan.table
 #                              probes, with file:line), or TREE lacks the code
 #                              the patch changes (detect.table: unknown)
-# The source branch of a patch is the supported branch (with a cached tree)
-# whose code is nearest to TREE's: for the top-level definitions its
-# backport changes, the mean line similarity of TREE's definition to the
-# branch's (0 for one TREE lacks), then the share of identical ones, then
-# the nearest version. Patches of one "group" row come from one branch, and
-# a branch qualifies only if it agrees with TREE on every "dep" row (see
-# tables/plan.table). TREE is only read.
+# The source branch of a patch is the supported branch that carries it (its
+# series lists it) whose code is nearest to TREE's: for the top-level
+# definitions its backport changes, the mean line similarity of TREE's
+# definition to the branch's (0 for one TREE lacks), then the share of
+# identical ones, then the nearest version. Patches of one "group" row come
+# from one branch, and a branch qualifies only if it agrees with TREE on
+# every "dep" row (see tables/plan.table). TREE is only read.
+# The branches' code is compared from the committed reference data beside
+# each series (backports/<branch>/reference.json and touched.sums, written
+# by make regen): no cached tree is ever read, so a tree gets the same plan
+# on any machine, whatever the cache holds.
 kit_use tables trees
 
 DETECT_TABLE=$TABLES_DIR/detect.table
@@ -126,47 +130,56 @@ plan_evidence() {
 
 # plan_branch_has BRANCH NAME: the branch carries NAME or has it upstream
 plan_branch_has() {
-	local series
-	series=$(<"$(series_file "$1")")
-	[[ $'\n'$(series_patches "$(series_file "$1")")$'\n' == *$'\n'"$2"$'\n'* ||
-		$'\n'$series == *$'\n'"# $2: already upstream"* ]]
+	plan_branch_carries "$1" "$2" ||
+		[[ $'\n'$(<"$(series_file "$1")") == *$'\n'"# $2: already upstream"* ]]
 }
 
-# plan_states BRANCH: the branch's series applied step by step to a copy of the
-# files it touches: $WORK/BRANCH/<name>/{before,after}
-plan_states() {
-	local b=$1 src name f dir=$WORK/$1
-	src=$(pristine_dir "$b")
-	mkdir -p "$dir/cur"
-	for name in $(series_patches "$(series_file "$b")"); do
-		for f in $(patch_files "$DATA_DIR/backports/$b/$name"); do
-			[ -e "$dir/cur/$f" ] || [ ! -f "$src/$f" ] || { mkdir -p "$dir/cur/$(dirname "$f")"; cp "$src/$f" "$dir/cur/$f"; }
-		done
-		cp -a "$dir/cur" "$dir/$name.before"
-		patch -s -p1 -F0 --no-backup-if-mismatch -d "$dir/cur" -i "$DATA_DIR/backports/$b/$name" >/dev/null 2>&1 ||
-			die "backports/$b/$name does not apply to the cached $b tree; run 'make regen BRANCH=$b REGEN_CHECK=1'"
-		mkdir -p "$dir/$name"
-		mv "$dir/$name.before" "$dir/$name/before"
-		cp -a "$dir/cur" "$dir/$name/after"
+# plan_branch_carries BRANCH NAME: the branch's series lists NAME (only such
+# a branch can be the source of NAME: it has backports/BRANCH/NAME)
+plan_branch_carries() {
+	[[ $'\n'$(series_patches "$(series_file "$1")")$'\n' == *$'\n'"$2"$'\n'* ]]
+}
+
+# plan_reference BRANCH -> the branch's committed reference data (a
+# one-line error naming make regen when it is missing)
+plan_reference() {
+	local ref=$DATA_DIR/backports/$1/reference.json
+	[ -f "$ref" ] || die "backports/$1/reference.json is missing; run 'make regen BRANCH=$1' (it writes the reference data the plan reads)"
+	printf '%s\n' "$ref"
+}
+
+# plan_near: TREE's nearness to every branch, computed once from the
+# reference data ($WORK/near: "branch patch identical total similarity")
+plan_near() {
+	local b refs=()
+	[ ! -f "$WORK/near" ] || return 0
+	for b in $SUPPORTED_BRANCHES; do refs+=("$(plan_reference "$b")"); done
+	kit_py reanchor nearness-ref "$TREE" "${refs[@]}" > "$WORK/near.tmp" ||
+		die "could not compare $TREE with the branches' reference data"
+	mv "$WORK/near.tmp" "$WORK/near"
+}
+
+# plan_nearest BRANCH... -- NAME... -> of the BRANCHes, the one nearest to
+# TREE for the patches NAME: the highest mean similarity of the definitions
+# they change, then share of identical ones, then the nearest version; the
+# first one given on a tie
+plan_nearest() {
+	local b cands=()
+	while [ "$1" != -- ]; do
+		cands+=("$1:$(plan_version_distance "$1")")
+		shift
 	done
-}
-
-# plan_score BRANCH NAME... -> "mean-similarity identical-share -distance" of
-# BRANCH for the patches NAME (sortable, higher is nearer); the nearness of
-# each patch of the branch is computed once ($WORK/BRANCH.near)
-plan_score() {
-	local b=$1 dist
 	shift
-	if [ ! -f "$WORK/$b.near" ]; then
-		plan_states "$b"
-		# shellcheck disable=SC2046
-		kit_py reanchor nearness "$TREE" "$WORK/$b" \
-			$(series_patches "$(series_file "$b")") > "$WORK/$b.near"
-	fi
-	dist=$(plan_version_distance "$b")
-	printf '%s\n' "$@" | awk -v d="$dist" 'NR == FNR { want[$1] = 1; next }
-		want[$1] { s += $2; t += $3; r += $4 }
-		END { printf "%.4f %.4f %d\n", (t ? r / t : 0), (t ? s / t : 0), -d }' - "$WORK/$b.near"
+	plan_near
+	printf '%s\n' "$@" | awk -v cands="${cands[*]}" 'NR == FNR { want[$1] = 1; next }
+		want[$2] { s[$1] += $3; t[$1] += $4; r[$1] += $5 }
+		END {
+			n = split(cands, c, " ")
+			for (i = 1; i <= n; i++) {
+				split(c[i], bd, ":"); b = bd[1]
+				printf "%s %.4f %.4f %d\n", b, (t[b] ? r[b] / t[b] : 0), (t[b] ? s[b] / t[b] : 0), -bd[2]
+			}
+		}' - "$WORK/near" | sort -s -k2,2gr -k3,3gr -k4,4gr | awk 'NR == 1 { print $1 }'
 }
 
 # plan_form_fits BRANCH NAME: the tree has the code that BRANCH's backport
@@ -188,7 +201,7 @@ plan_qualifies() {
 	local b=$1 name dep tree_has
 	shift
 	for name in "$@"; do
-		plan_branch_has "$b" "$name" || return 1
+		plan_branch_carries "$b" "$name" || return 1
 		plan_form_fits "$b" "$name" || return 1
 		# the branch's form builds on DEP: the tree must have it too
 		while IFS=$'\t' read -r dep _; do
@@ -222,12 +235,6 @@ plan_group_of() {
 	printf '%s\n' "$1"
 }
 
-# plan_has_cached_tree BRANCH: the cache holds BRANCH's pristine tree (no cache,
-# as without HOME, is no tree)
-plan_has_cached_tree() {
-	[ -n "$CACHE_DIR" ] && [ -d "$CACHE_DIR/trees/$1/linux" ]
-}
-
 # plan_version_distance BRANCH -> how far BRANCH's version is from TREE's
 plan_version_distance() {
 	local d
@@ -237,42 +244,28 @@ plan_version_distance() {
 
 # plan_choose NNNN... -> the branch the needed patches NNNN... come from, or nothing
 plan_choose() {
-	local b names=() num best='' best_score='' s
+	local b names=() num cands=()
 	for num in "$@"; do names+=("$(plan_full_name "$num")"); done
-	# a tree whose files are those of a cached branch tree is that branch
+	# a tree whose touched files are those of a branch is that branch
 	if [ -n "$SAME_AS" ] && plan_qualifies "$SAME_AS" "${names[@]}"; then
 		printf '%s\n' "$SAME_AS"
 		return
 	fi
 	for b in $SUPPORTED_BRANCHES; do
-		plan_qualifies "$b" "${names[@]}" || continue
-		if plan_has_cached_tree "$b"; then
-			s=$(plan_score "$b" "${names[@]}")
-		else
-			# no cached tree to compare code with: the nearest
-			# version, below every branch whose code was compared
-			s="-1 -1 -$(plan_version_distance "$b")"
-		fi
-		if [ -z "$best" ] || [ "$(printf '%s\n%s\n' "$s" "$best_score" | sort -k1,1gr -k2,2gr -k3,3gr | sed -n 1p)" = "$s" ] &&
-		   [ "$s" != "$best_score" ]; then
-			best=$b best_score=$s
-		fi
+		! plan_qualifies "$b" "${names[@]}" || cands+=("$b")
 	done
-	printf '%s\n' "$best"
+	[ ${#cands[@]} -eq 0 ] || plan_nearest "${cands[@]}" -- "${names[@]}"
 }
 
 # plan_same_as_branch -> the branch of TREE's version when every file its series
-# touches is byte for byte that branch's cached file (no scoring needed)
+# touches is byte for byte that branch's (backports/<branch>/touched.sums:
+# no scoring needed)
 plan_same_as_branch() {
-	local b src list names=()
+	local b differ
 	b=$(nearest_branch "$(kernel_version "$TREE")")
-	[ -n "$b" ] && [ -f "$(series_file "$b")" ] && plan_has_cached_tree "$b" || return 0
-	src=$(pristine_dir "$b")
-	[ -d "$src" ] || return 0
-	mapfile -t names < <(series_patches "$(series_file "$b")")
-	list=$(patch_files "${names[@]/#/$DATA_DIR/backports/$b/}")	# a missing patch fails here
-	mapfile -t names <<< "$list"
-	[ ${#names[@]} -eq 0 ] || [ -z "$(differing_files "$src" "$TREE" "${names[@]}")" ] || return 0
+	[ -n "$b" ] || return 0
+	differ=$(sums_differing "$DATA_DIR/backports/$b/touched.sums" "$TREE") || return 0
+	[ -z "$differ" ] || return 0
 	printf '%s\n' "$b"
 }
 

@@ -25,6 +25,78 @@
 # reproduce it" and status 1 otherwise).
 kit_use tables trees recipes request
 
+# The committed reference data of a branch, beside its series: everything
+# the plan (lib/plan.sh) compares a tree with, so that no decision reads a
+# cached tree (the same tree gets the same plan on any machine):
+#   backports/BRANCH/touched.sums     "# version X.Y.Z" and the sha256 of
+#                                     every file of the branch's tree the
+#                                     series touches (sha256sum format)
+#   backports/BRANCH/reference.json   per patch, the hashes of every
+#                                     definition it changes, as the branch
+#                                     has it before the patch (reanchor.py
+#                                     reference)
+# regen_reference BRANCH PRISTINE DIR: write both into DIR
+regen_reference() {
+	local b=$1 src=$2 dir=$3 work=$3/.states name f names=() files=() version
+	version=$(kernel_version "$src")
+	rm -rf "$work"
+	mkdir -p "$work/cur"
+	mapfile -t names < <(series_patches "$(series_file "$b")")
+	for name in "${names[@]}"; do
+		for f in $(patch_files "$DATA_DIR/backports/$b/$name"); do
+			[ -e "$work/cur/$f" ] || [ ! -f "$src/$f" ] || {
+				mkdir -p "$work/cur/$(dirname "$f")"; cp "$src/$f" "$work/cur/$f"; files+=("$f"); }
+		done
+		cp -a "$work/cur" "$work/$name.before"
+		patch -s -p1 -F0 --no-backup-if-mismatch -d "$work/cur" -i "$DATA_DIR/backports/$b/$name" >/dev/null 2>&1 ||
+			die "backports/$b/$name does not apply to the $b tree after the patches before it; fix the series first"
+		mkdir -p "$work/$name"
+		mv "$work/$name.before" "$work/$name/before"
+		cp -a "$work/cur" "$work/$name/after"
+	done
+	kit_py reanchor reference "$b" "$version" "$work" "${names[@]}" -o "$dir/reference.json" ||
+		die "could not write the reference data of $b"
+	{
+		printf '# The sha256 of every file of Linux %s that backports/%s/series touches,
+' "$version" "$b"
+		printf '# as the kit'"'"'s %s tree has it (written by make regen; read by lib/plan.sh).
+' "$b"
+		printf '# version %s
+' "$version"
+		[ ${#files[@]} -eq 0 ] || (cd "$src" && LC_ALL=C sort <<< "$(printf '%s\n' "${files[@]}")" |
+			tr '\n' '\0' | xargs -0 sha256sum --)
+	} > "$dir/touched.sums" || die "could not write the touched files' sums of $b"
+	rm -rf "$work"
+}
+
+# regen_reference_run BRANCH PRISTINE CHECK TMP: write the branch's reference
+# data (CHECK 1: compare with the committed one; status 1 on a difference)
+regen_reference_run() {
+	local b=$1 src=$2 check=$3 tmp=$4 f status=0 have
+	if [ "$check" -eq 0 ]; then
+		regen_reference "$b" "$src" "$DATA_DIR/backports/$b"
+		return 0
+	fi
+	# the data is of the version it names: a tree of another point release
+	# (a Debian branch's package moves on) cannot check it
+	have=$(sums_version "$DATA_DIR/backports/$b/touched.sums")
+	if [ -n "$have" ] && [ "$have" != "$(kernel_version "$src")" ]; then
+		info "backports/$b/reference.json, touched.sums: of Linux $have, the cached tree is $(kernel_version "$src"): not compared (make regen BRANCH=$b writes them for it)"
+		return 0
+	fi
+	mkdir -p "$tmp/reference"
+	regen_reference "$b" "$src" "$tmp/reference"
+	for f in reference.json touched.sums; do
+		if ! cmp -s "$tmp/reference/$f" "$DATA_DIR/backports/$b/$f"; then
+			printf '%s: differs\n' "backports/$b/$f"
+			diff -u "$DATA_DIR/backports/$b/$f" "$tmp/reference/$f" >&2 || true
+			status=1
+		fi
+	done
+	[ $status -ne 0 ] || info "backports/$b/reference.json, touched.sums: identical"
+	return $status
+}
+
 # regen_reproduces NAME: the recipe of the hand-written backport NAME gives
 # the same files as the backport itself (RG_REF/after); the series then
 # goes on from the backport's result
@@ -107,6 +179,10 @@ regen_run() (
 		fi
 	done
 
+	# the reference data follows the default series (the plan reads no other)
+	if [ "$profile" = default ]; then
+		regen_reference_run "$branch" "$pristine" "$check" "$tmp" || status=1
+	fi
 	if [ "$check" -eq 1 ] && [ $status -eq 0 ]; then
 		info "$branch: $n regenerated patch(es) identical to backports/$branch, $m hand-written one(s) reproduced by their recipes"
 	fi

@@ -452,9 +452,13 @@ retarget_run() (
 		rm -rf "$RETARGET_DEST"
 	fi
 	for entry in "${RETARGET_LIST[@]}"; do
-		[ -d "$(pristine_dir "${entry#*:}")" ] ||
-			die "no cached tree for ${entry#*:}; run 'make tree BRANCH=${entry#*:}' first"
-		# its files are the reference states: read until the call ends
+		# the source branch's tree holds the reference states (its files
+		# before and after each backport): fetched into the cache when it
+		# is not there yet, and read until the call ends
+		if [ ! -f "$(pristine_dir "${entry#*:}")/Makefile" ]; then
+			progress "retarget: ${entry%%:*} comes from ${entry#*:}, whose tree is not in the cache yet; fetching it"
+			fetch_tree "${entry#*:}" > /dev/null
+		fi
 		pristine_hold "${entry#*:}"
 	done
 	# the work files of this call are kept for inspection (DEST/work)

@@ -75,6 +75,48 @@ differing_files() {
 	done
 }
 
+# The committed sums of a branch's touched files (backports/<branch>/
+# touched.sums, make regen): "# version X.Y.Z" and sha256sum lines.
+# sums_version SUMS -> the version they are of (nothing without the file)
+sums_version() {
+	local line
+	[ -f "$1" ] || return 0
+	while IFS= read -r line; do
+		case $line in
+		'# version '*) printf '%s\n' "${line#\# version }"; return 0 ;;
+		'#'*) ;;
+		*) return 0 ;;
+		esac
+	done < "$1"
+}
+
+# sums_differing SUMS TREE [FILE...] -> the files of SUMS (only FILE... when
+# given) whose content in TREE is not the one SUMS records, or that TREE
+# lacks; one sha256sum for them all.  Status 1 without SUMS.
+sums_differing() {
+	local sums=$1 tree=$2 line f sum path got='' want=() files=()
+	local -A digest=() only=()
+	[ -f "$sums" ] || return 1
+	shift 2
+	for f in "$@"; do only[$f]=1; done
+	while IFS= read -r line; do
+		case $line in '#'*|'') continue ;; esac
+		f=${line#*  }
+		[ $# -eq 0 ] || [ -n "${only[$f]:-}" ] || continue
+		want+=("${line%%  *}" "$f")
+		[ ! -f "$tree/$f" ] || files+=("$f")
+	done < "$sums"
+	[ ${#files[@]} -eq 0 ] || got=$(cd "$tree" && sha256sum -- "${files[@]}") ||
+		die "cannot read the files of $tree that the series touches"
+	while read -r sum path; do
+		[ -z "$path" ] || digest[$path]=$sum
+	done <<< "$got"
+	while [ ${#want[@]} -gt 0 ]; do
+		[ "${digest[${want[1]}]:-}" = "${want[0]}" ] || printf '%s\n' "${want[1]}"
+		want=("${want[@]:2}")
+	done
+}
+
 # tree_branch DIR -> branch whose series the tree gets: its own, or for a
 # version between the supported branches the nearest older one; a
 # one-line error for versions older than every supported branch

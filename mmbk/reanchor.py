@@ -21,19 +21,28 @@ usage:
       the items that differ ("kind name" a line, added and removed included)
   reanchor items FILE
       the top-level items of FILE ("start-end kind name [ctx] #ordinal")
-  reanchor nearness TREE STATES PATCH...
-      how near TREE's code is to a branch's, for each PATCH of the branch
+  reanchor reference BRANCH VERSION STATES PATCH... [-o OUT]
+      the committed reference data of a branch (make regen writes it to
+      backports/BRANCH/reference.json): for each PATCH, every definition it
+      changes or removes, as the branch has it before PATCH
       (STATES/PATCH/before and STATES/PATCH/after hold the files PATCH
-      changes, as the branch has them before and after it): "PATCH identical
-      total similarity" for the definitions PATCH changes that exist before
-      it: how many are identical in TREE, how many there are, and the sum of
-      their line similarities (difflib ratio, 0 for a missing one)
+      changes, as the branch has them before and after it), kept as the
+      hashes of its text and of each of its lines (no kernel text is kept)
+  reanchor nearness-ref TREE REFERENCE...
+      how near TREE's code is to each branch's, from the branches'
+      reference data: "BRANCH PATCH identical total similarity" for every
+      patch of every REFERENCE file: of the definitions PATCH changes that
+      exist before it, how many are identical in TREE, how many there are,
+      and the sum of their line similarities (difflib ratio over the lines'
+      hashes, 0 for a missing one)
 
 Errors: one line "reanchor: error: FILE: <kind> <name>: <problem>; <fix>",
 exit 1 (a definition that cannot be carried); bad usage or an unreadable
 file: "reanchor: error: <problem>; <fix>", exit 64.
 """
 
+import hashlib
+import json
 import os
 import re
 import subprocess
@@ -43,7 +52,8 @@ import tempfile
 from mmbk import EXIT_FAILED, Error
 
 USAGE = ("usage: reanchor merge BASE THEIRS OURS [--done ORIG] [-o OUT] | changed BEFORE AFTER | "
-         "items FILE | nearness TREE STATES PATCH...")
+         "items FILE | reference BRANCH VERSION STATES PATCH... [-o OUT] | "
+         "nearness-ref TREE REFERENCE...")
 
 # attribute-like macros that take arguments and may precede or follow a
 # declarator; never the name of what is declared
@@ -575,38 +585,108 @@ def files_under(d):
     return sorted(out)
 
 
-def nearness(tree, states, patches):
+def line_hash(line):
+    """what the reference data keeps of one line: equal lines, equal hashes"""
+    return hashlib.sha1(line.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+
+
+def text_hash(text):
+    return hashlib.sha1(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+class RefItem:
+    """a definition of the reference data: its key and the hashes of its text"""
+
+    def __init__(self, d):
+        self.file, self.kind, self.name, self.ctx = d["file"], d["kind"], d["name"], d["ctx"]
+        self.ordinal, self.sha, self.lines = d["ordinal"], d["sha"], d["lines"].split(" ")
+
+    @property
+    def key(self):
+        return (self.kind, self.name, self.ctx, self.ordinal)
+
+    @property
+    def label(self):
+        return "%s %s" % (self.kind, self.name)
+
+
+class TreeFiles:
+    """the top-level items of a tree's files, each file parsed once"""
+
+    def __init__(self, root):
+        self.root, self.cache = root, {}
+
+    def items(self, rel):
+        if rel not in self.cache:
+            path = os.path.join(self.root, rel)
+            self.cache[rel] = parse(read(path), path)[0] if os.path.isfile(path) else None
+        return self.cache[rel]
+
+
+def changed_defs(states, patch):
+    """(file, item before PATCH) of every definition PATCH changes or removes"""
+    out = []
+    before_dir = os.path.join(states, patch, "before")
+    files = TreeFiles(os.path.join(states, patch))
+    for f in files_under(before_dir):
+        before = files.items(os.path.join("before", f))
+        after = files.items(os.path.join("after", f))
+        if before is None or after is None:
+            continue
+        changed, _, removed = diff_items(before, after)
+        out.extend((f, b) for b in [b for b, _ in changed] + removed)
+    return out
+
+
+def score(tree, defs):
+    """(identical, total, similarity) of TREE's copies of DEFS [(file, item,
+    sha, line hashes)]"""
     import difflib
-    cache = {}
+    same = total = 0
+    ratio = 0.0
+    for f, it, sha, lines in defs:
+        total += 1
+        target = tree.items(f)
+        try:
+            t = find(target, it) if target is not None else None
+        except Failure:
+            t = None
+        if t is None:
+            continue
+        if text_hash(t.text) == sha:
+            same += 1
+        ratio += difflib.SequenceMatcher(None, lines, [line_hash(x) for x in t.text.split("\n")]).ratio()
+    return same, total, ratio
 
-    def items(path):
-        if path not in cache:
-            cache[path] = parse(read(path), path)[0] if os.path.isfile(path) else None
-        return cache[path]
 
+def reference(branch, version, states, patches, out):
+    data = {"format": 1, "branch": branch, "version": version, "patches": {}}
     for patch in patches:
-        same = total = 0
-        ratio = 0.0
-        before_dir = os.path.join(states, patch, "before")
-        for f in files_under(before_dir):
-            before = items(os.path.join(before_dir, f))
-            after = items(os.path.join(states, patch, "after", f))
-            if before is None or after is None:
-                continue
-            changed, _, removed = diff_items(before, after)
-            target = items(os.path.join(tree, f))
-            for b in [b for b, _ in changed] + removed:
-                total += 1
-                try:
-                    t = find(target, b) if target is not None else None
-                except Failure:
-                    t = None
-                if t is None:
-                    continue
-                if t.text == b.text:
-                    same += 1
-                ratio += difflib.SequenceMatcher(None, b.text.split("\n"), t.text.split("\n")).ratio()
-        print("%s %d %d %.3f" % (patch, same, total, ratio))
+        data["patches"][patch] = [
+            {"file": f, "kind": b.kind, "name": b.name, "ctx": b.ctx, "ordinal": b.ordinal,
+             "sha": text_hash(b.text), "lines": " ".join(line_hash(x) for x in b.text.split("\n"))}
+            for f, b in changed_defs(states, patch)]
+    text = json.dumps(data, indent=0, sort_keys=True) + "\n"
+    if out:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+
+
+def nearness_ref(tree, refs):
+    tree = TreeFiles(tree)
+    for ref in refs:
+        try:
+            with open(ref, encoding="utf-8") as f:
+                data = json.load(f)
+            branch, patches = data["branch"], data["patches"]
+        except (ValueError, KeyError, TypeError) as e:
+            raise Error("%s: not the kit's reference data (%s)" % (ref, e),
+                        "run 'make regen BRANCH=<branch>' to write it again")
+        for patch in sorted(patches):
+            defs = [(d.file, d, d.sha, d.lines) for d in map(RefItem, patches[patch])]
+            print("%s %s %d %d %.3f" % ((branch, patch) + score(tree, defs)))
 
 
 def read(path):
@@ -639,8 +719,10 @@ def main(argv):
                 {(b.kind, b.name) for b in removed}
             for kind, name in sorted(names):
                 print("%s %s" % (kind, name))
-        elif cmd == "nearness" and len(pos) >= 3:
-            nearness(pos[0], pos[1], pos[2:])
+        elif cmd == "reference" and len(pos) >= 4:
+            reference(pos[0], pos[1], pos[2], pos[3:], opts.get("-o"))
+        elif cmd == "nearness-ref" and len(pos) >= 2:
+            nearness_ref(pos[0], pos[1:])
         elif cmd == "merge" and len(pos) == 3:
             label = opts.get("-o") or pos[2]
             done = read(opts["--done"]) if opts.get("--done") else None

@@ -15,6 +15,9 @@ new_branch_kit() {
 	mkdir -p "$k/backports/9.9"
 	cp "$k"/backports/7.2/*.patch "$k/backports/9.9/"
 	sed 's/^# quilt series for linux-7.2/# quilt series for linux-9.9/' "$k/backports/7.2/series" > "$k/backports/9.9/series"
+	# the reference data make regen BRANCH=9.9 writes (7.2's, as its series)
+	sed 's/^"branch": "7.2",$/"branch": "9.9",/' "$k/backports/7.2/reference.json" > "$k/backports/9.9/reference.json"
+	cp "$k/backports/7.2/touched.sums" "$k/backports/9.9/"
 	printf '%s\n' "$k"
 }
 
@@ -56,4 +59,18 @@ test_new_branch_without_folder_is_caught() {
 	run_kit bash -c '. "$1/lib/kit.sh"; kit_use apply; BRANCH=9.9; apply_check_series' - "$k"
 	[ "$RC" -ne 0 ] || fail "a branch without backports/9.9/series was not caught" "$OUT"
 	expect_out 'no series file backports/9\.9/series' "the missing folder is named"
+}
+
+# a branch folder without the reference data the plan reads is caught by
+# make lint, which names make regen
+test_new_branch_without_reference_data_is_caught() {
+	local k
+	k=$(new_branch_kit kit-newbranch-noref)
+	rm -f "$k/backports/9.9/reference.json"
+	run_kit bash -c '. "$1/lib/kit.sh"; kit_use lint; lint_check_series' - "$k"
+	expect_out 'backports/9\.9 has no reference data .*make regen BRANCH=9\.9' "the missing reference data is named"
+	k=$(new_branch_kit kit-newbranch-otherref)
+	cp "$k/backports/6.12/reference.json" "$k/backports/9.9/reference.json"
+	run_kit bash -c '. "$1/lib/kit.sh"; kit_use lint; lint_check_series' - "$k"
+	expect_out 'backports/9\.9/reference.json:1: not the reference data of 9\.9' "another branch's reference data is named"
 }

@@ -6,6 +6,12 @@ test_regen_matches_committed() {
 	for b in $SUPPORTED_BRANCHES; do
 		run_kit "$KIT_DIR/bin/regen" --check --branch "$b"
 		expect_rc 0 "regen --check $b"
+		# the reference data the plan reads: compared wherever the cached
+		# tree is the version it is of (always for a pinned tarball)
+		if [ "$(branch_field "$b" source)" = tarball ] ||
+		   [ "$(sums_version "$KIT_DIR/backports/$b/touched.sums")" = "$(kernel_version "$(pristine_dir "$b")")" ]; then
+			expect_out "backports/$b/reference.json, touched.sums: identical" "regen --check $b compares the reference data"
+		fi
 		# the kABI variants too (the patches after them must apply as they are)
 		[ -d "$KIT_DIR/backports/$b/kabi" ] || continue
 		run_kit "$KIT_DIR/bin/regen" --check --profile kabi --branch "$b"
@@ -25,6 +31,20 @@ test_regen_checks_kabi_variant() {
 	run_kit "$k/bin/regen" --check --profile kabi --branch 6.1
 	expect_rc 1 "regen --check of a changed kABI variant"
 	expect_out 'backports/6.1/kabi/0003-[^:]*: differs' "regen names the variant"
+}
+
+# reference data that is not what the branch's tree and series give fails
+# regen --check, naming the file (a kit copy whose 6.6 data lost a line
+# hash, and whose touched.sums has a changed sum)
+test_regen_checks_reference_data() {
+	local k
+	k=$(kit_copy kit-ref)
+	sed -i '0,/"lines": "[0-9a-f]* /s/"lines": "[0-9a-f]* /"lines": "/' "$k/backports/6.6/reference.json"
+	sed -i '0,/^[0-9a-f]\{64\}  /s/^[0-9a-f]/0/' "$k/backports/6.6/touched.sums"
+	run_kit "$k/bin/regen" --check --branch 6.6
+	expect_rc 1 "regen --check of changed reference data"
+	expect_out '^backports/6\.6/reference\.json: differs' "regen names reference.json"
+	expect_out '^backports/6\.6/touched\.sums: differs' "regen names touched.sums"
 }
 
 test_cocci_cases() {
