@@ -254,7 +254,11 @@ plan_choose() {
 	for b in $SUPPORTED_BRANCHES; do
 		! plan_qualifies "$b" "${names[@]}" || cands+=("$b")
 	done
-	[ ${#cands[@]} -eq 0 ] || plan_nearest "${cands[@]}" -- "${names[@]}"
+	case ${#cands[@]} in
+	0) ;;
+	1) printf '%s\n' "${cands[0]}" ;;	# nothing to compare
+	*) plan_nearest "${cands[@]}" -- "${names[@]}" ;;
+	esac
 }
 
 # plan_same_as_branch -> the branch of TREE's version when every file its series

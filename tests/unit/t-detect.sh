@@ -236,12 +236,13 @@ test_plan_rt_tree_without_the_reader_shortcut() {
 }
 
 # the cached tree of a branch may be a newer point release than the one its
-# backports were made on (Debian updates linux-source-6.12): they apply
-# with offsets, patch(1) then leaves *.orig files next to the files, and
-# plan.sh's scoring once read those as definitions the tree lacks: a
-# lightly drifted 6.12 tree was planned from 6.18's backports of 0005/0008,
-# which do not apply to it.  A cache whose 6.12 tree has three lines more at
-# the top of mm/khugepaged.c, next to the real 6.18 tree.
+# backports were made on (Debian updates linux-source-6.12): once the plan
+# scored branches on their cached trees, where the backports applied with
+# offsets and patch(1)'s *.orig files read as definitions the tree lacks (a
+# lightly drifted 6.12 tree was planned from 6.18's backports of
+# 0005/0008).  The plan now reads the committed reference data only: a
+# cache whose 6.12 tree has three lines more at the top of
+# mm/khugepaged.c, next to the real 6.18 tree, changes nothing.
 test_plan_when_the_backports_apply_with_offsets() {
 	local c=$T/cache-offset d out kh
 	[ -d "$(pristine_dir 6.18)" ] || skip "no cached 6.18 tree (MMBK_TARBALLS)"
