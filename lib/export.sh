@@ -32,7 +32,8 @@ exp_source_series() {
 		SRC_SERIES=$(series_file "$what")
 		NAME=$what
 		TREE=$(pristine_dir "$what")
-		[ -f "$TREE/Makefile" ] || die "no cached tree for $what; run 'make tree BRANCH=$what' first"
+		# a branch's tree is fetched when the cache has none yet
+		[ -f "$TREE/Makefile" ] || TREE=$(fetch_tree "$what")
 		pristine_hold "$what"
 		LABEL="Linux $(kernel_version "$TREE")"
 		src=$(sed -n 1p "$(dirname "$TREE")/source" 2>/dev/null || true)

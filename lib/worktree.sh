@@ -100,7 +100,8 @@ worktree() {
 	case $variant in
 	unpatched)
 		dir=$(pristine_dir "$branch")
-		[ -f "$dir/Makefile" ] || die "no cached tree for $branch; run 'make tree BRANCH=$branch' first"
+		# fetched when the cache has none yet
+		[ -f "$dir/Makefile" ] || dir=$(fetch_tree "$branch")
 		;;
 	patched|patched-kabi|without-*)
 		kit_try worktree_patched "$branch" "$variant" "${3:-}"
