@@ -656,6 +656,7 @@ apply_recover() {
 	[ -z "$why" ] || apply_fail "$TREE was $why"
 	why=$(state_owner_problem)
 	[ -z "$why" ] || ! state_in_txn || apply_fail "$why"
+	if state_in_txn; then apply_recover_check; fi
 	APPLY_RECOVERED=$(state_recover 2> "$APPLY_RUN/io.err") ||
 		apply_fail "could not recover $TREE from $STATE ($(head -n1 "$APPLY_RUN/io.err")); see the files left there"
 	case $APPLY_RECOVERED in
@@ -663,6 +664,27 @@ apply_recover() {
 	apply) apply_say "$prog: $TREE: an earlier apply was interrupted; restoring the tree from the kit's journal" ;;
 	drop) apply_say "$prog: $TREE: an earlier command was interrupted while it removed the kit's state; finishing it" ;;
 	esac
+}
+
+# apply_recover_check: the interrupted transaction is one this kit wrote
+# for this tree (else refused, never applied), and recovering it throws no
+# change away: every file it would overwrite or delete holds what the
+# transaction can have left (else refused with 4 naming it; FORCE=1
+# recovers anyway and names what it overwrites)
+# shellcheck disable=SC2031  # apply_run's subshell globals, read in it
+apply_recover_check() {
+	local what why bad
+	what=$(state_txn)
+	why=$(state_foreign)
+	[ -z "$why" ] ||
+		apply_fail "$STATE holds an interrupted $what that this kit did not write for this tree ($why); it is not applied: if $TREE is as you want it, remove $STATE by hand" "$EXIT_REFUSED"
+	mkdir -p "$APPLY_RUN/replay"
+	bad=$(state_unexpected "$APPLY_RUN/replay")
+	[ -n "$bad" ] || return 0
+	if [ "$FORCE" != 1 ]; then
+		apply_fail "$TREE/${bad%%$'\n'*} changed after the $what was interrupted (it is neither its original nor a state the $what left); recovering the tree would overwrite it: save or undo that change and rerun, or rerun with FORCE=1 to restore the original and lose it" "$EXIT_REFUSED"
+	fi
+	apply_say "$prog: warning: FORCE=1: recovering the interrupted $what overwrites $(join_lines ', ' <<< "$bad") (changed after the $what was interrupted; those changes are lost)"
 }
 
 # apply_stopped_in_txn CMD STATUS: CMD stopped inside its transaction on a
