@@ -449,6 +449,24 @@ apply_missing() {
 	done
 }
 
+# apply_stale_state: the kit's state says applied, but every file the
+# series changed is its original again (taken out by hand): the stale
+# state is dropped (nothing is lost: the tree holds every original) and
+# the apply goes on.  Some of them only: refused (4), naming them.
+apply_stale_state() {
+	local states reverted
+	states=$(state_file_states)
+	reverted=$(sed -n 's/^original\t//p' <<< "$states")
+	[ -n "$reverted" ] || return 1
+	grep -q '^applied' <<< "$states" &&
+		apply_fail "$TREE/${reverted%%$'\n'*} is its original again, but the kit's state says the series is applied (back to the original: $(paste -sd' ' <<< "$reverted")); take the rest out with make unapply, then make apply" "$EXIT_REFUSED"
+	grep -q '^changed' <<< "$states" &&
+		apply_fail "$TREE/$(sed -n 's/^changed\t//p' <<< "$states" | sed -n 1p) changed after the series was applied and the other files it changed are their originals again; undo that change or restore the original, then make unapply" "$EXIT_REFUSED"
+	apply_say "$prog: $TREE: every file the series changed is its original again (taken out by hand); dropping the stale kit state and applying again"
+	state_drop || apply_fail "cannot remove the stale kit state $STATE"
+	return 0
+}
+
 # apply_rerun: the tree is applied already: nothing to do, or the topics
 # it lacks named ("partial").  Its status in APPLY_STATUS.
 apply_rerun() {
@@ -564,7 +582,7 @@ apply_commit() {
 apply_body() {
 	local topic
 	kit_use retarget
-	if state_is_applied; then
+	if state_is_applied && ! apply_stale_state; then
 		apply_rerun
 		return "$APPLY_STATUS"
 	fi

@@ -520,15 +520,33 @@ state_write_manifest() {
 		   cat "$STATE/orig/.absent"; } | sort -u) | state_write manifest
 }
 
-# state_changed_file -> the first file whose content differs from the manifest
-state_changed_file() {
-	local f sig
+# state_file_states -> "applied|original|changed<TAB>FILE" for every file
+# the applied series changed: as the apply left it (the manifest), its
+# original again (taken out by hand: git checkout), or changed otherwise
+state_file_states() {
+	local f sig now o
 	while IFS=$'\t' read -r f sig; do
-		if [ "$(file_sig "$STATE_TREE/$f")" != "$sig" ]; then
-			printf '%s\n' "$f"
-			return
+		now=$(file_sig "$STATE_TREE/$f")
+		if [ "$now" = "$sig" ]; then
+			printf 'applied\t%s\n' "$f"
+			continue
+		fi
+		o=$(original_of "$STATE_TREE" "$f")
+		if { [ -n "$o" ] && [ "$now" = "$(file_sig "$o")" ]; } || { [ -z "$o" ] && [ "$now" = absent ]; }; then
+			printf 'original\t%s\n' "$f"
+		else
+			printf 'changed\t%s\n' "$f"
 		fi
 	done < "$STATE/manifest"
+}
+
+# state_changed_file -> the first file whose content is neither what the
+# apply left nor its original (restoring the original would lose it)
+state_changed_file() {
+	local st f
+	while IFS=$'\t' read -r st f; do
+		[ "$st" != changed ] || { printf '%s\n' "$f"; return; }
+	done < <(state_file_states)
 }
 
 # original_copy TREE DEST [clean]: a hard-link copy (trees.sh link_copy) of

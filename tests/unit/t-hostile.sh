@@ -155,3 +155,43 @@ test_relative_and_empty_kdir() {
 	synth_make status KDIR=
 	expect_make_error 'KDIR= is empty; set KDIR= to a kernel source tree'
 }
+
+# issue 55 item 7: the patched files reverted by hand (git checkout .),
+# the kit's state left: status and apply read the tree, not only the
+# state.  Every file back to its original: status 2 naming the stale
+# state, apply drops it and applies again (0).  Only some of them: status
+# 3 names them, apply refuses with 4, unapply takes the rest out (0).
+# (Before: status 0 "applied", apply 2 "already applied".)
+test_reverted_by_hand() {
+	local d=$T/hostile-reverted ref=$T/hostile-reverted-ref sum
+	synth_kit "$T/kit"
+	synth_tree "$ref"
+	# every topic applies (gamma too)
+	printf 'int r;\nint not_there;\n' > "$ref/kernel/locking/rwsem.c"
+	sum=$(tree_sum "$ref")
+	rm -rf "$d"; cp -a "$ref" "$d"
+	synth_apply apply "$d"
+	expect_rc 0 "apply"
+	# what git checkout . would do to a tree where the kit's state is untracked
+	cp -p "$ref/mm/ksm.c" "$ref/mm/khugepaged.c" "$d/mm/"
+	cp -p "$ref/kernel/locking/rwsem.c" "$d/kernel/locking/"
+	rm "$d/mm/new.c"
+	synth_apply status "$d"
+	expect_rc 2 "status of a tree reverted by hand"
+	expect_out 'not applied: every file the series changed is its original again' "status says what it found"
+	synth_apply apply "$d"
+	expect_rc 0 "apply on a tree reverted by hand"
+	expect_out 'stale' "apply names the stale state"
+	grep -qx 'int b2;' "$d/mm/ksm.c" || fail "apply on a reverted tree did not apply alpha"
+	# only mm/ksm.c reverted
+	cp -p "$ref/mm/ksm.c" "$d/mm/ksm.c"
+	synth_apply status "$d"
+	expect_rc 3 "status of a tree partly reverted by hand"
+	expect_out '^partial: back to their original .*: mm/ksm\.c' "status names the reverted file"
+	synth_apply apply "$d"
+	expect_rc 4 "apply on a tree partly reverted by hand"
+	expect_out 'mm/ksm\.c is its original again' "apply names the reverted file"
+	synth_apply unapply "$d"
+	expect_rc 0 "unapply of a tree partly reverted by hand"
+	expect_sum "$d" "$sum" "unapply of a partly reverted tree"
+}
