@@ -153,16 +153,39 @@ apply_require_writable() {
 	apply_fail "$TREE/$bad is $why"
 }
 
-# apply_local_change FILE... -> the first touched file with local changes
-# (git trees: git status; a plain tree of the version of a cached tree:
-# compared with it), or nothing
+# apply_local_change FILE... -> the first touched file with local changes,
+# or nothing.  In a git work tree: a tracked file that git status shows
+# changed (its paths are the repository root's: the tree's prefix in the
+# repository is taken off); a file untracked or ignored there (a tree
+# inside a home or BSP repository) is judged as in a plain tree
+# (apply_plain_local_change).
 apply_local_change() {
-	local f pristine both=() differ=
-	if git -C "$TREE" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-		(cd "$TREE" && git --no-optional-locks status --porcelain -- "$@") |
-			awk '!n++ { print $NF }'
-		return
+	local info prefix entry st path plain=() rename=
+	if info=$(git -C "$TREE" rev-parse --is-inside-work-tree --show-prefix 2>/dev/null) && [[ $info == true* ]]; then
+		prefix=${info#true}
+		prefix=${prefix#$'\n'}
+		while IFS= read -r -d '' entry; do
+			# a rename's or copy's second path: its source
+			if [ -n "$rename" ]; then rename=; continue; fi
+			st=${entry:0:2} path=${entry:3}
+			case $st in R*|C*) rename=1 ;; esac
+			path=${path#"$prefix"}
+			case $st in
+			'??'|'!!') plain+=("$path") ;;
+			*) printf '%s\n' "$path"; return 0 ;;
+			esac
+		done < <(git -C "$TREE" --no-optional-locks status --porcelain=v1 -z --untracked-files=all --ignored=matching -- "$@")
+		[ ${#plain[@]} -eq 0 ] || apply_plain_local_change "${plain[@]}"
+		return 0
 	fi
+	apply_plain_local_change "$@"
+}
+
+# apply_plain_local_change FILE... -> the first of the files (of a tree
+# git does not track) with local changes, or nothing: a tree of the
+# version of a cached tree is compared with it
+apply_plain_local_change() {
+	local f pristine both=() differ=
 	[ -n "$CACHE_DIR" ] || return 0
 	pristine=$(pristine_dir "$BRANCH")
 	[ -f "$pristine/Makefile" ] || return 0

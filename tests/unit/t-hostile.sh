@@ -195,3 +195,36 @@ test_reverted_by_hand() {
 	expect_rc 0 "unapply of a tree partly reverted by hand"
 	expect_sum "$d" "$sum" "unapply of a partly reverted tree"
 }
+
+# issue 55 item 3: local changes judged inside git relative to the tree,
+# not to the repository's root.  A pristine tree sitting untracked (or
+# ignored) inside another work tree (a home or dotfiles repository) has
+# no local changes: applied (0); in a BSP repository with the kernel in
+# kernel/, a real change is refused with 4 and named by its own path.
+# (Before: the untracked tree was refused with 4 and a doubled path
+# ".../linux-9.9/linux-9.9/ has local changes", the BSP change named
+# ".../kernel/kernel/mm/ksm.c".)
+test_local_changes_inside_another_repository() {
+	local home=$T/hostile-home bsp=$T/hostile-bsp
+	synth_kit "$T/kit"
+	rm -rf "$home" "$bsp"
+	mkdir -p "$home"
+	printf 'dotfile\n' > "$home/.profile"
+	git_tree "$home"
+	synth_tree "$home/linux-9.9"
+	synth_apply apply --topics alpha,beta "$home/linux-9.9"
+	expect_rc 0 "apply to a pristine tree untracked inside a git work tree"
+	synth_apply unapply "$home/linux-9.9"
+	expect_rc 0 "unapply"
+	printf 'linux-*/\n' > "$home/.gitignore"
+	synth_apply apply --topics alpha,beta "$home/linux-9.9"
+	expect_rc 0 "apply to a pristine tree ignored inside a git work tree"
+	mkdir -p "$bsp"
+	synth_tree "$bsp/kernel"
+	printf 'bsp\n' > "$bsp/README"
+	git_tree "$bsp"
+	echo 'int local;' >> "$bsp/kernel/mm/ksm.c"
+	synth_apply apply --topics alpha,beta "$bsp/kernel"
+	expect_rc 4 "apply over a local change in a BSP repository"
+	expect_one_line_error "error: $bsp/kernel/mm/ksm.c has local changes"
+}
