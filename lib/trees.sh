@@ -38,9 +38,11 @@ not_a_tree() {
 	usage_error "KDIR=$2 is not a kernel source tree (no top-level Makefile with mm/khugepaged.c); point KDIR= at the top of a Linux tree"
 }
 
-# tree_dir ARG [FROM] -> absolute path of the kernel tree ARG names (KDIR=;
-# a relative ARG is taken from FROM, the caller's directory), or a
-# one-line error that says what ARG is instead
+# tree_dir ARG [FROM]: TREE_DIR is the absolute path of the kernel tree
+# ARG names (KDIR=; a relative ARG is taken from FROM, the caller's
+# directory), exactly (a name ending in a newline keeps it: never read
+# back through a command substitution), or a one-line error that says what
+# ARG is instead (64)
 tree_dir() {
 	local arg=$1 from=${2:-$PWD} path
 	[ -n "$arg" ] || usage_error "KDIR= is empty; set KDIR= to a kernel source tree (or leave it out and set BRANCH= to use a cached one)"
@@ -50,8 +52,10 @@ tree_dir() {
 	elif [ ! -d "$path" ]; then
 		usage_error "KDIR=$arg is a file, not a directory; point KDIR= at the top directory of a kernel source tree"
 	fi
-	(cd "$path" 2>/dev/null && pwd) ||
+	# "." after pwd's newline keeps a trailing newline of the name
+	TREE_DIR=$(cd "$path" 2>/dev/null && pwd && echo .) ||
 		usage_error "KDIR=$arg cannot be entered (permissions); make it readable or point KDIR= elsewhere"
+	TREE_DIR=${TREE_DIR%$'\n.'}
 }
 
 # differing_files A B FILE... -> the FILEs (in the order given) whose

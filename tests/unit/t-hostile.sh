@@ -228,3 +228,32 @@ test_local_changes_inside_another_repository() {
 	expect_rc 4 "apply over a local change in a BSP repository"
 	expect_one_line_error "error: $bsp/kernel/mm/ksm.c has local changes"
 }
+
+# issue 55 item 2: a KDIR= is used exactly as given.  Beside the tree
+# .../victim, a tree .../victim<newline>: apply KDIR=".../victim<newline>"
+# patches that tree, never .../victim, and unapply takes it out.  (Before:
+# the command substitution that resolved the path dropped the trailing
+# newline, and .../victim was patched, exit 0.)
+test_kdir_with_trailing_newline() {
+	local victim=$T/hostile-nl/victim nl sum_victim sum_nl
+	nl=$victim$'\n'
+	synth_kit "$T/kit"
+	rm -rf "$T/hostile-nl"
+	synth_tree "$victim"
+	synth_tree "$nl"
+	sum_victim=$(tree_sum "$victim")
+	sum_nl=$(tree_sum "$nl")
+	synth_apply apply --topics alpha,beta "$nl"
+	expect_sum "$victim" "$sum_victim" "apply KDIR=victim<newline> left victim alone"
+	if [ "$RC" -eq 0 ]; then
+		grep -qx 'int b2;' "$nl/mm/ksm.c" || fail "apply KDIR=victim<newline>: exit 0, but that tree is not patched" "$OUT"
+		synth_apply status "$nl"
+		expect_rc 3 "status KDIR=victim<newline> (gamma not selected: partial)"
+		synth_apply unapply "$nl"
+		expect_rc 0 "unapply KDIR=victim<newline>"
+		expect_sum "$nl" "$sum_nl" "apply + unapply of victim<newline>"
+	else
+		expect_rc "$EXIT_USAGE" "apply KDIR=victim<newline>: used as given or refused as bad input"
+	fi
+	expect_sum "$victim" "$sum_victim" "victim untouched"
+}
