@@ -60,18 +60,21 @@ tree_dir() {
 
 # differing_files A B FILE... -> the FILEs (in the order given) whose
 # content differs between directories A and B, or that one of them lacks;
-# one sha256sum for them all
+# one sha256sum for them all (-z: NUL-terminated records, the names not
+# escaped, so any path reads back as given; a file it cannot read has no
+# digest and differs)
 differing_files() {
-	local a=$1 b=$2 f sum path sums='' both=()
+	local a=$1 b=$2 f rec both=()
 	local -A digest=()
 	shift 2
 	for f in "$@"; do
 		[ ! -f "$a/$f" ] || [ ! -f "$b/$f" ] || both+=("$a/$f" "$b/$f")
 	done
-	[ ${#both[@]} -eq 0 ] || sums=$(sha256sum -- "${both[@]}")
-	while read -r sum path; do
-		[ -z "$path" ] || digest[$path]=$sum
-	done <<< "$sums"
+	if [ ${#both[@]} -gt 0 ]; then
+		while IFS= read -r -d '' rec; do
+			digest[${rec#*  }]=${rec%%  *}
+		done < <(sha256sum -z -- "${both[@]}")
+	fi
 	for f in "$@"; do
 		if [ -z "${digest[$a/$f]:-}" ] || [ "${digest[$a/$f]}" != "${digest[$b/$f]:-}" ]; then
 			printf '%s\n' "$f"

@@ -257,3 +257,17 @@ test_kdir_with_trailing_newline() {
 	fi
 	expect_sum "$victim" "$sum_victim" "victim untouched"
 }
+
+# issue 55 item 5: names with a newline (or a backslash), which sha256sum
+# escapes in its output: differing_files compares the content, whatever
+# the paths of the two trees are.  (Before: every file of a tree whose path
+# held a newline differed, and a pristine tree there was refused with 4.)
+test_differing_files_with_newline_paths() {
+	local a=$T/hostile-sums/a$'\n'tree b=$T/hostile-sums/b\\tree$'\n' out
+	rm -rf "$T/hostile-sums"
+	synth_tree "$a"
+	synth_tree "$b"
+	echo 'int other;' >> "$b/mm/khugepaged.c"
+	out=$(differing_files "$a" "$b" mm/ksm.c mm/khugepaged.c Makefile)
+	[ "$out" = mm/khugepaged.c ] || fail "differing_files with a newline and a backslash in the paths: '$out', expected mm/khugepaged.c"
+}
