@@ -536,12 +536,32 @@ apply_plan() {
 	done
 }
 
+# apply_require_plain_text FILE...: no touched file holds a CR or a NUL
+# byte (CRLF line ends, UTF-16), which the patches cannot carry: patch
+# would rewrite such a file (one grep for them all); else bad input (64)
+apply_require_plain_text() {
+	local f paths=() bad=() why
+	for f in "$@"; do
+		[ ! -f "$TREE/$f" ] || paths+=("$TREE/$f")
+	done
+	[ ${#paths[@]} -gt 0 ] || return 0
+	while IFS= read -r -d '' f; do
+		bad+=("${f#"$TREE/"}")
+	done < <(grep -lZPa '[\x00\r]' -- "${paths[@]}")
+	[ ${#bad[@]} -gt 0 ] || return 0
+	why="has CRLF line ends"
+	grep -qPa '\x00' -- "$TREE/${bad[0]}" && why="holds NUL bytes (UTF-16?)"
+	apply_fail "$TREE/${bad[0]} $why, which the kit's patches (LF text) cannot carry$([ ${#bad[@]} -eq 1 ] || echo " (also: ${bad[*]:1})"); convert it to LF text (dos2unix) or restore it, and rerun; the tree is unchanged" "$EXIT_USAGE"
+}
+
 # apply_preflight FILE...: what must hold before the tree is touched:
-# quilt, writable files, no local changes (unless FORCE=1), free space
+# quilt, text the patches can carry, writable files, no local changes
+# (unless FORCE=1), free space
 apply_preflight() {
 	local p
 	command -v quilt >/dev/null ||
 		apply_fail "quilt is not installed; install it (apt-get install quilt, or bin/deps as root)"
+	apply_require_plain_text "$@"
 	apply_require_writable "$@"
 	if [ "$FORCE" != 1 ]; then
 		p=$(apply_local_change "$@")

@@ -271,3 +271,25 @@ test_differing_files_with_newline_paths() {
 	out=$(differing_files "$a" "$b" mm/ksm.c mm/khugepaged.c Makefile)
 	[ "$out" = mm/khugepaged.c ] || fail "differing_files with a newline and a backslash in the paths: '$out', expected mm/khugepaged.c"
 }
+
+# issue 55 item 6: a touched file the patches cannot carry as it is (CRLF
+# line ends, NUL bytes: UTF-16) is refused before anything changes, with
+# 64 and the reason, FORCE=1 or not.  (Before: FORCE=1 went on and the
+# file's topic failed or was re-targeted; on a kernel tree mm/khugepaged.c
+# came out LF throughout with three extra blank lines, "applied
+# (re-targeted)".)
+test_crlf_touched_file_refused() {
+	local d=$T/hostile-crlf sum
+	synth_kit "$T/kit"
+	rm -rf "$d"
+	synth_tree "$d"
+	printf 'int x;\r\nint z;\r\n' > "$d/mm/khugepaged.c"
+	sum=$(tree_sum "$d")
+	synth_apply apply --force --topics alpha,beta "$d"
+	expect_rc "$EXIT_USAGE" "apply FORCE=1 with a CRLF mm/khugepaged.c"
+	expect_one_line_error 'mm/khugepaged\.c has CRLF line ends'
+	expect_sum "$d" "$sum" "a CRLF file refused"
+	synth_apply apply --topics alpha,beta "$d"
+	expect_rc "$EXIT_USAGE" "apply with a CRLF mm/khugepaged.c"
+	expect_sum "$d" "$sum" "a CRLF file refused"
+}
