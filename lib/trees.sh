@@ -89,6 +89,8 @@ tree_branch() {
 	local dir=$1 ver branch
 	is_kernel_tree "$dir" || not_a_tree "$dir" "$dir"
 	ver=$(kernel_version "$dir")
+	[[ $ver =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] ||
+		usage_error "KDIR=$dir is no kernel version its Makefile names: VERSION = ${ver%%.*}, PATCHLEVEL = $(cut -d. -f2 <<< "$ver"), SUBLEVEL = ${ver##*.} are not all numbers; point KDIR= at a Linux tree"
 	branch=$(nearest_branch "$ver")
 	[ -n "$branch" ] ||
 		usage_error "KDIR=$dir is Linux $ver, an unsupported branch; supported branches: $SUPPORTED_BRANCHES"

@@ -293,3 +293,18 @@ test_crlf_touched_file_refused() {
 	expect_rc "$EXIT_USAGE" "apply with a CRLF mm/khugepaged.c"
 	expect_sum "$d" "$sum" "a CRLF file refused"
 }
+
+# issue 55 item 8: "VERSION = abc" in the top Makefile is bad input (64)
+# named as such.  (Before: a bash arithmetic error, exit 1.)
+test_non_numeric_version() {
+	local d=$T/hostile-version sum
+	synth_kit "$T/kit"
+	rm -rf "$d"
+	synth_tree "$d"
+	printf 'VERSION = abc\nPATCHLEVEL = 9\nSUBLEVEL = 1\n' > "$d/Makefile"
+	sum=$(tree_sum "$d")
+	synth_apply apply "$d"
+	expect_rc "$EXIT_USAGE" "apply on a tree whose Makefile says VERSION = abc"
+	expect_one_line_error 'VERSION = abc'
+	expect_sum "$d" "$sum" "VERSION = abc"
+}
