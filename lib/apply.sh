@@ -490,13 +490,20 @@ apply_stale_state() {
 	return 0
 }
 
+# patches_count SERIES -> "1 patch", "N patches"
+patches_count() {
+	local n
+	n=$(series_patches "$1" | wc -l)
+	if [ "$n" -eq 1 ]; then echo "1 patch"; else echo "$n patches"; fi
+}
+
 # apply_rerun: the tree is applied already: nothing to do, or the topics
 # it lacks named ("partial").  Its status in APPLY_STATUS.
 apply_rerun() {
 	local missing
 	missing=$(apply_missing)
 	if [ -z "$missing" ]; then
-		info "$TREE: already applied ($(series_patches "$STATE_SERIES" | wc -l) patches; topics: $(apply_topics_with applied "$STATE_RECORDS")); nothing to do"
+		info "$TREE: already applied ($(patches_count "$STATE_SERIES"); topics: $(apply_topics_with applied "$STATE_RECORDS")); nothing to do"
 		APPLY_STATUS=$EXIT_NOTHING
 		return 0
 	fi
@@ -654,7 +661,7 @@ apply_body() {
 		info "$TREE: partial: applied topics $(apply_topics_with applied); failed: $(apply_topics_with failed) (the failed topics left no trace)"
 		return "$EXIT_PARTIAL"
 	fi
-	info "$TREE: applied $(series_patches "$STATE_SERIES" | wc -l) patches (topics: $(apply_topics_with applied))"
+	info "$TREE: applied $(patches_count "$STATE_SERIES") (topics: $(apply_topics_with applied))"
 }
 
 # apply_failure_summary -> one line naming each failed topic and why
@@ -686,8 +693,17 @@ apply_run() (
 	state_init "$TREE"
 	TREE_NAME=$(tree_name "$TREE")
 	APPLY_RT=$OUT_DIR/$TREE_NAME.retarget
-	APPLY_RUN=$(mktemp -d "${TMPDIR:-/tmp}/mmbk-apply.XXXXXX")
-	trap 'rm -rf "$APPLY_RUN"' EXIT
+	apply_clean_stale_tmp
+	# named after this command's pid: what a killed command left is removed
+	# by the next one
+	APPLY_RUN=$(mktemp -d "${TMPDIR:-/tmp}/mmbk-apply.$$.XXXXXX" 2>/dev/null) ||
+		usage_error "cannot make a work directory in TMPDIR=${TMPDIR:-/tmp} (missing, full or not writable); set TMPDIR= to a writable directory"
+	# the work directory and the write probes go on every exit; a signal
+	# before a transaction (whose own traps restore the tree) is an exit
+	trap 'rm -rf -- "$APPLY_RUN" "$TREE/$STATE_NAME.probe" "$(state_probe)"' EXIT
+	trap 'apply_fail "interrupted (SIGINT); nothing was changed" 130' INT
+	trap 'apply_fail "interrupted (SIGTERM); nothing was changed" 143' TERM
+	trap 'apply_fail "interrupted (SIGHUP); nothing was changed" 129' HUP
 	: > "$APPLY_RUN/records"
 	if [ "$cmd" = status ]; then lock_tree "$TREE" shared; else apply_recover; fi
 	if [ "$cmd" != unapply ] && ! tree_is_branch "$TREE"; then
@@ -701,6 +717,21 @@ apply_run() (
 	[ -z "$REQ_RECORDS" ] || cp "$APPLY_RUN/records" "$REQ_RECORDS"
 	return "$rc"
 )
+
+# apply_clean_stale_tmp: the work directories in TMPDIR of this user's
+# commands that were killed (mmbk-apply.PID.*, plan.PID.*: PID no longer
+# runs) are removed
+apply_clean_stale_tmp() {
+	local d pid stale=()
+	for d in "${TMPDIR:-/tmp}"/mmbk-apply.*.?????? "${TMPDIR:-/tmp}"/plan.*.??????; do
+		pid=${d%.*}
+		pid=${pid##*.}
+		if [ -d "$d" ] && [ -O "$d" ] && [[ $pid =~ ^[0-9]+$ ]] && [ ! -d "/proc/$pid" ]; then
+			stale+=("$d")
+		fi
+	done
+	[ ${#stale[@]} -eq 0 ] || rm -rf -- "${stale[@]}"
+}
 
 # apply_recover: an apply or unapply locks the tree and its out/ files,
 # refuses a tree the kit cannot own, and finishes an interrupted command

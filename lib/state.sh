@@ -186,6 +186,12 @@ state_problem() {
 	fi
 }
 
+# state_probe -> the file state_owner_problem writes to probe the state
+# (removed on every exit of a command, also after a signal)
+state_probe() {
+	printf '%s\n' "$STATE/.probe"
+}
+
 # state_owner_problem -> why this user cannot change the state ("" if it can)
 state_owner_problem() {
 	local uid owner

@@ -16,8 +16,12 @@ status_run() {
 
 status_body() {
 	local p v d missing states reverted
-	if [ -n "$(state_tombstones)" ] || state_in_txn; then
+	if state_in_txn; then
 		apply_say "interrupted $(state_txn) (run make apply or make unapply to recover)"
+		return "$EXIT_ERROR"
+	fi
+	if [ -n "$(state_tombstones)" ]; then
+		apply_say "interrupted while removing the kit's state ($(state_tombstones | paste -sd' ')); run make apply or make unapply to finish it"
 		return "$EXIT_ERROR"
 	fi
 	if [ -n "$(state_problem)" ]; then

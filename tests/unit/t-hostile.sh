@@ -308,3 +308,116 @@ test_non_numeric_version() {
 	expect_one_line_error 'VERSION = abc'
 	expect_sum "$d" "$sum" "VERSION = abc"
 }
+
+# issue 55 item 8: an unwritable TMPDIR is named as such, bad input (64),
+# not "interrupted or stuck" (1) with mktemp's own message
+test_unwritable_tmpdir() {
+	local d=$T/hostile-tmpdir
+	synth_kit "$T/kit"
+	rm -rf "$d"
+	synth_tree "$d"
+	TMPDIR=$T/no-such-tmpdir synth_apply status "$d"
+	expect_rc "$EXIT_USAGE" "status with TMPDIR= a missing directory"
+	expect_one_line_error 'TMPDIR=.*no-such-tmpdir.*set TMPDIR= to a writable directory'
+}
+
+# issue 55 item 8: what killed commands left in TMPDIR (their work
+# directories, mmbk-apply.* and plan.*) is removed by the next command
+test_killed_runs_leave_no_temporary_dirs() {
+	local d=$T/hostile-tmpleft tmp=$T/hostile-tmp left
+	synth_kit "$T/kit"
+	rm -rf "$d" "$tmp"
+	mkdir -p "$tmp"
+	synth_tree "$d"
+	TMPDIR=$tmp MMBK_FAULT=snapshot#1 synth_apply apply --topics alpha,beta "$d"
+	[ "$RC" -eq 137 ] || fail "apply killed at snapshot#1: exit $RC" "$OUT"
+	[ -n "$(ls -A "$tmp")" ] || fail "test void: the killed apply left nothing in TMPDIR"
+	TMPDIR=$tmp synth_apply unapply "$d"
+	expect_rc 0 "unapply after the kill"
+	left=$(ls -A "$tmp")
+	[ -z "$left" ] || fail "left in TMPDIR after the next command:" "$left"
+}
+
+# issue 55 item 8: status of a tree whose unapply was killed while it
+# removed the state (the tombstone .mm-backport-kit.gone-PID left) says
+# what was interrupted, not "interrupted  (" with an empty command
+test_status_names_an_interrupted_removal() {
+	local d=$T/hostile-tomb
+	synth_kit "$T/kit"
+	rm -rf "$d"
+	synth_tree "$d"
+	synth_apply apply --topics alpha,beta "$d"
+	expect_rc 0 "apply"
+	MMBK_FAULT=drop#1 synth_apply unapply "$d"
+	[ "$RC" -eq 137 ] || fail "unapply killed at drop#1: exit $RC" "$OUT"
+	synth_apply status "$d"
+	expect_rc 1 "status after a kill inside the state's removal"
+	expect_out '^interrupted while removing the kit.s state' "status names what was interrupted"
+	synth_apply unapply "$d"
+	expect_rc 0 "unapply finishes it"
+	[ -z "$(find "$d" -maxdepth 1 -name '.mm-backport-kit*')" ] || fail "the tombstone was left"
+}
+
+# issue 55 item 8: with SIGPIPE ignored by the parent (trap '' PIPE,
+# which a bash child cannot undo), the commands print no
+# "write error: Broken pipe" (they run again with SIGPIPE at its default)
+test_sigpipe_ignored_by_the_parent() {
+	local d=$T/hostile-sigpipe cmd
+	synth_kit "$T/kit"
+	rm -rf "$d"
+	synth_tree "$d"
+	for cmd in status apply status unapply; do
+		if [ "$cmd" = apply ]; then
+			(trap '' PIPE; synth_apply apply --topics alpha,beta "$d"; printf '%s\n' "$RC" > "$T/sigpipe-rc"; printf '%s' "$OUT" > "$T/sigpipe-out")
+		else
+			(trap '' PIPE; synth_apply "$cmd" "$d"; printf '%s\n' "$RC" > "$T/sigpipe-rc"; printf '%s' "$OUT" > "$T/sigpipe-out")
+		fi
+		OUT=$(<"$T/sigpipe-out")
+		! grep -q 'write error' <<< "$OUT" || fail "$cmd with SIGPIPE ignored:" "$OUT"
+	done
+}
+
+# issue 55 item 8: "applied 1 patch", not "applied 1 patches"
+test_one_patch_singular() {
+	local d=$T/hostile-one
+	synth_kit "$T/kit"
+	rm -rf "$d"
+	synth_tree "$d"
+	synth_apply apply --topics alpha "$d"
+	expect_rc 0 "apply TOPICS=alpha"
+	expect_out 'applied 1 patch \(topics: alpha\)' "singular"
+	synth_apply apply --topics alpha "$d"
+	expect_out 'already applied \(1 patch;' "singular on the rerun"
+}
+
+# issue 55 item 8: a SIGTERM or SIGINT in apply's preflight (here: while
+# the local changes are read) leaves no .mm-backport-kit.probe in the tree
+test_signal_in_preflight_leaves_no_probe() {
+	local d=$T/hostile-probe bin=$T/probe-bin sig
+	synth_kit "$T/kit"
+	mkdir -p "$bin"
+	# git status is asked for the local changes, after the write probe
+	cat > "$bin/git" <<-'G'
+	#!/bin/bash
+	case " $* " in *" status "*) touch "$GIT_STOP_FILE"; sleep 5 ;; esac
+	exec /usr/bin/git "$@"
+	G
+	chmod +x "$bin/git"
+	for sig in TERM INT; do
+		rm -rf "$d" "$T/probe-stop"
+		synth_tree "$d"
+		git_tree "$d"
+		# (a background command starts with SIGINT ignored: env puts it back)
+		( GIT_STOP_FILE=$T/probe-stop PATH=$bin:$PATH MMBK_DATA=$T/kit setsid env --default-signal=INT -u HOME -u XDG_CACHE_HOME -u MMBK_CACHE \
+			"$KIT_DIR/bin/apply" --topics alpha,beta --kdir "$d" > "$T/probe-log" 2>&1 & echo $! > "$T/probe-pid"; wait ) &
+		for _ in $(seq 50); do [ ! -e "$T/probe-stop" ] || break; sleep 0.1; done
+		[ -e "$T/probe-stop" ] || fail "test void: apply never asked git status"
+		touch "$d/.mm-backport-kit.probe"	# as if the probe were being made right now
+		kill -"$sig" -- -"$(cat "$T/probe-pid")"
+		wait
+		# the command's subshells end after its first process
+		for _ in $(seq 100); do kill -0 -- -"$(cat "$T/probe-pid")" 2>/dev/null || break; sleep 0.1; done
+		[ ! -e "$d/.mm-backport-kit.probe" ] || fail "SIG$sig in apply's preflight left .mm-backport-kit.probe" "$(cat "$T/probe-log")"
+		[ -z "$(find "$d" -maxdepth 1 -name '.mm-backport-kit*')" ] || fail "SIG$sig in apply's preflight left kit files"
+	done
+}
