@@ -747,7 +747,7 @@ apply_recover() {
 	why=$(state_problem)
 	[ -z "$why" ] || apply_fail "$TREE was $why"
 	why=$(state_owner_problem)
-	[ -z "$why" ] || ! state_in_txn || apply_fail "$why"
+	[ -z "$why" ] || ! state_in_txn || apply_fail "$why" "$EXIT_REFUSED"
 	if state_in_txn; then apply_recover_check; fi
 	APPLY_RECOVERED=$(state_recover 2> "$APPLY_RUN/io.err") ||
 		apply_fail "could not recover $TREE from $STATE ($(head -n1 "$APPLY_RUN/io.err")); see the files left there"

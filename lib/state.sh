@@ -198,7 +198,8 @@ state_owner_problem() {
 	[ -d "$STATE" ] || return 0
 	read -r uid owner <<< "$(stat -c '%u %U' "$STATE")"
 	if [ "$uid" != "$EUID" ] && [ "$EUID" != 0 ]; then
-		printf '%s is owned by %s; run the command as %s (or as root)' "$STATE" "$owner" "$owner"
+		printf '%s is owned by %s; run the command as %s' "$STATE" "$owner" "$owner"
+		[ "$uid" = 0 ] || printf ' (or as root)'
 	elif [ ! -w "$STATE" ] || ! touch "$STATE/.probe" 2>/dev/null; then
 		printf '%s is not writable (read-only or immutable); make it writable (chmod -R u+w, chattr -i) and rerun' "$STATE"
 	fi

@@ -23,7 +23,7 @@ unapply_body() {
 		return "$EXIT_NOTHING"
 	fi
 	problem=$(state_owner_problem)
-	[ -z "$problem" ] || apply_fail "$problem"
+	[ -z "$problem" ] || apply_fail "$problem" "$EXIT_REFUSED"
 	f=$(state_changed_file)
 	if [ -n "$f" ] && [ "$FORCE" != 1 ]; then
 		apply_fail "$TREE/$f changed after the series was applied; undo that change (the applied version is what quilt diff shows), or rerun with FORCE=1 to restore the original and lose it" "$EXIT_REFUSED"

@@ -109,7 +109,10 @@ test_state_of_another_user_named() {
 	chmod -R a+rX "$w"
 	MMBK_DATA=$kit run_kit setpriv --reuid=65534 --regid=65534 --clear-groups \
 		env -u HOME -u XDG_CACHE_HOME -u MMBK_CACHE TMPDIR=/tmp "$KIT_DIR/bin/unapply" --kdir "$d"
-	expect_one_line_error "\.mm-backport-kit is owned by root; run the command as root"
+	expect_one_line_error "\.mm-backport-kit is owned by root; run the command as root$"
+	# issue 55 item 8: refused (4), as the README says (before: 1, and
+	# "run the command as root (or as root)")
+	expect_rc 4 "unapply by another user of a root-owned state"
 	MMBK_DATA=$kit run_kit env -u HOME -u XDG_CACHE_HOME -u MMBK_CACHE "$KIT_DIR/bin/unapply" --kdir "$d"
 	expect_rc 0 "unapply as root"
 }
@@ -421,3 +424,4 @@ test_signal_in_preflight_leaves_no_probe() {
 		[ -z "$(find "$d" -maxdepth 1 -name '.mm-backport-kit*')" ] || fail "SIG$sig in apply's preflight left kit files"
 	done
 }
+
