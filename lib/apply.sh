@@ -472,6 +472,18 @@ apply_missing() {
 	done
 }
 
+# apply_refuse_cache_tree: KDIR= is not a tree of the kit's cache of
+# pristine trees (sealed: never written, not even probed); bad input
+apply_refuse_cache_tree() {
+	local here cache rest
+	[ -n "$CACHE_DIR" ] && [ -d "$CACHE_DIR/trees" ] || return 0
+	here=$(cd "$TREE" && pwd -P)
+	cache=$(cd "$CACHE_DIR/trees" && pwd -P)
+	[[ $here == "$cache"/* ]] || return 0
+	rest=${here#"$cache"/}
+	apply_fail "KDIR=$TREE is the kit's cached pristine tree of branch ${rest%%/*} (sealed: never written); apply to a copy of it: make apply BRANCH=${rest%%/*} (a scratch copy), or copy it (cp -a) and apply there" "$EXIT_USAGE"
+}
+
 # apply_stale_state: the kit's state says applied, but every file the
 # series changed is its original again (taken out by hand): the stale
 # state is dropped (nothing is lost: the tree holds every original) and
@@ -632,6 +644,7 @@ apply_commit() {
 apply_body() {
 	local topic
 	kit_use retarget
+	apply_refuse_cache_tree
 	if state_is_applied && ! apply_stale_state; then
 		apply_rerun
 		return "$APPLY_STATUS"

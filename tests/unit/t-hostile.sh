@@ -425,3 +425,22 @@ test_signal_in_preflight_leaves_no_probe() {
 	done
 }
 
+
+# issue 55 item 8: KDIR= at the kit's own sealed cache tree is refused as
+# bad input, naming it, before anything touches it -- never with the
+# advice "chmod -R u+w", which would break its seal
+test_kdir_at_the_cache_tree_refused() {
+	local c=$T/hostile-cache d sum
+	synth_kit "$T/kit"
+	rm -rf "$c"
+	d=$c/trees/9.9/linux
+	synth_tree "$d"
+	printf 'int r;\nint not_there;\n' > "$d/kernel/locking/rwsem.c"
+	chmod -R a-w "$d"
+	sum=$(tree_sum "$d")
+	MMBK_DATA=$T/kit run_kit env -u HOME -u XDG_CACHE_HOME MMBK_CACHE="$c" "$KIT_DIR/bin/apply" --topics alpha,beta --kdir "$d"
+	expect_sum "$d" "$sum" "the cached tree"
+	expect_rc "$EXIT_USAGE" "apply KDIR=<the kit's cached tree>"
+	expect_one_line_error "the kit's cached pristine tree of branch 9\.9"
+	! grep -q 'chmod' <<< "$OUT" || fail "advice that would break the seal:" "$OUT"
+}
