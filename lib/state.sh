@@ -235,9 +235,13 @@ state_begin() {
 		mkdir -p "$STATE/orig" || return 1
 		[ -f "$STATE/orig/.absent" ] || : > "$STATE/orig/.absent" || return 1
 	fi
-	printf '%s\0%s\0%s\0' "$STATE_FORMAT" "$EUID" "$STATE_TREE" > "$STATE/id.tmp" &&
-		mv "$STATE/id.tmp" "$STATE/id" || return 1
-	TZ=UTC printf '%s %s %(%FT%TZ)T\n' "$1" "$$" -1 | state_write txn || return 1
+	# a half-written mark (a full disk) does not stay
+	if ! { printf '%s\0%s\0%s\0' "$STATE_FORMAT" "$EUID" "$STATE_TREE" > "$STATE/id.tmp" &&
+		mv "$STATE/id.tmp" "$STATE/id" &&
+		TZ=UTC printf '%s %s %(%FT%TZ)T\n' "$1" "$$" -1 | state_write txn; }; then
+		rm -f "$STATE/id.tmp" "$STATE/txn.tmp"
+		return 1
+	fi
 	state_point "begin-$1"
 }
 

@@ -29,7 +29,13 @@ unapply_body() {
 		apply_fail "$TREE/$f changed after the series was applied; undo that change (the applied version is what quilt diff shows), or rerun with FORCE=1 to restore the original and lose it" "$EXIT_REFUSED"
 	fi
 	trap unapply_on_interrupt INT TERM HUP
-	state_begin unapply || apply_fail "cannot write in $STATE; nothing was changed"
+	if ! state_begin unapply 2> "$APPLY_RUN/io.err"; then
+		trap - INT TERM HUP
+		if grep -q 'No space left' "$APPLY_RUN/io.err" || apply_out_of_space; then
+			apply_fail "no space left on the file system of $TREE to start the unapply; free some space and rerun; nothing was changed"
+		fi
+		apply_fail "cannot write in $STATE ($(sed -n 1p "$APPLY_RUN/io.err")); nothing was changed"
+	fi
 	restore_originals || apply_fail "could not restore every file of $TREE from $STATE; rerun make unapply to finish"
 	trap - INT TERM HUP
 	info "$TREE: kit series removed; tree restored"

@@ -444,3 +444,31 @@ test_kdir_at_the_cache_tree_refused() {
 	expect_one_line_error "the kit's cached pristine tree of branch 9\.9"
 	! grep -q 'chmod' <<< "$OUT" || fail "advice that would break the seal:" "$OUT"
 }
+
+# issue 55 item 8: unapply on a full disk says "no space left" and leaves
+# no txn.tmp (or any other half-written file) in the state; with space
+# again it works.  (Before: "cannot write in ...; nothing was changed",
+# and txn.tmp left.)  A tmpfs of its own (skips where mounting is not
+# allowed).
+test_unapply_on_a_full_disk() {
+	local m=$T/hostile-fullfs d applied
+	mkdir -p "$m"
+	mount -t tmpfs -o size=2048k mmbk-test "$m" 2>/dev/null || skip "cannot mount a tmpfs here (not root or no CAP_SYS_ADMIN)"
+	# shellcheck disable=SC2064  # the path now
+	trap "umount '$m' 2>/dev/null || umount -l '$m'" EXIT
+	synth_kit "$T/kit"
+	d=$m/tree
+	synth_tree "$d"
+	synth_apply apply --topics alpha,beta "$d"
+	expect_rc 0 "apply"
+	applied=$(tree_sum "$d")
+	dd if=/dev/zero of="$m/.filler" bs=1k count=4096 status=none 2>/dev/null || true
+	synth_apply unapply "$d"
+	expect_rc 1 "unapply on a full disk"
+	expect_one_line_error 'no space left on the file system of'
+	[ -z "$(find "$d/.mm-backport-kit" -name '*.tmp')" ] || fail "half-written files left in the state:" "$(find "$d/.mm-backport-kit" -name '*.tmp')"
+	expect_sum "$d" "$applied" "unapply refused on a full disk"
+	rm -f "$m/.filler"
+	synth_apply unapply "$d"
+	expect_rc 0 "unapply with space again"
+}
