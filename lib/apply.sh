@@ -182,20 +182,37 @@ apply_local_change() {
 }
 
 # apply_plain_local_change FILE... -> the first of the files (of a tree
-# git does not track) with local changes, or nothing: a tree of the
-# version of a cached tree is compared with it
+# git does not track) with local changes, or nothing.  A property of the
+# tree, not of the machine: the branch's committed reference sums
+# (backports/BRANCH/touched.sums: a "# version X.Y.Z" comment, then
+# sha256sum lines of the pristine content of every file its series
+# touches) judge a tree of that version; a file that differs is a local
+# change.  A tree of another version (or a branch without the file) is not
+# judged: unknown.
 apply_plain_local_change() {
-	local f pristine both=() differ=
-	[ -n "$CACHE_DIR" ] || return 0
-	pristine=$(pristine_dir "$BRANCH")
-	[ -f "$pristine/Makefile" ] || return 0
-	[ "$(kernel_version "$pristine")" = "$(kernel_version "$TREE")" ] || return 0
-	[ "$(cd "$pristine" && pwd -P)" != "$(cd "$TREE" && pwd -P)" ] || return 0
+	local sums=$DATA_DIR/backports/$BRANCH/touched.sums line ver='' f paths=()
+	local -A want=() have=()
+	[ -f "$sums" ] || return 0
+	while IFS= read -r line || [ -n "$line" ]; do
+		case $line in
+		'# version '*) ver=${line#'# version '}; ver=${ver%%[[:space:]]*} ;;
+		'#'*|'') ;;
+		# "<64 hex>  <path>" (or " *<path>", sha256sum's binary mark)
+		*) want[${line:66}]=${line:0:64} ;;
+		esac
+	done < "$sums"
+	[ -n "$ver" ] && [ "$ver" = "$(kernel_version "$TREE")" ] || return 0
 	for f in "$@"; do
-		[ ! -e "$pristine/$f" ] || [ ! -e "$TREE/$f" ] || both+=("$f")
+		[ -z "${want[$f]:-}" ] || [ ! -f "$TREE/$f" ] || paths+=("$TREE/$f")
 	done
-	[ ${#both[@]} -eq 0 ] || differ=$(differing_files "$pristine" "$TREE" "${both[@]}")
-	[ -z "$differ" ] || printf '%s\n' "${differ%%$'\n'*}"
+	[ ${#paths[@]} -gt 0 ] || return 0
+	file_digests have "${paths[@]}"
+	for f in "$@"; do
+		if [ -n "${want[$f]:-}" ] && [ -f "$TREE/$f" ] && [ "${have[$TREE/$f]:-}" != "${want[$f]}" ]; then
+			printf '%s\n' "$f"
+			return 0
+		fi
+	done
 }
 
 # apply_file_problem PATCHDIR PATCHES FILE -> why the series cannot change

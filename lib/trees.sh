@@ -58,23 +58,32 @@ tree_dir() {
 	TREE_DIR=${TREE_DIR%$'\n.'}
 }
 
+# file_digests NAME PATH...: the associative array NAME gets the sha256 of
+# every PATH sha256sum can read (one sha256sum -z for them all: records
+# NUL-terminated, the names unescaped, so any path reads back as given)
+# shellcheck disable=SC2034  # file_digests_out: a nameref, the caller's array
+file_digests() {
+	local -n file_digests_out=$1
+	local rec
+	shift
+	[ $# -gt 0 ] || return 0
+	while IFS= read -r -d '' rec; do
+		file_digests_out[${rec#*  }]=${rec%%  *}
+	done < <(sha256sum -z -- "$@")
+}
+
 # differing_files A B FILE... -> the FILEs (in the order given) whose
 # content differs between directories A and B, or that one of them lacks;
-# one sha256sum for them all (-z: NUL-terminated records, the names not
-# escaped, so any path reads back as given; a file it cannot read has no
+# one sha256sum for them all (file_digests; a file it cannot read has no
 # digest and differs)
 differing_files() {
-	local a=$1 b=$2 f rec both=()
+	local a=$1 b=$2 f both=()
 	local -A digest=()
 	shift 2
 	for f in "$@"; do
 		[ ! -f "$a/$f" ] || [ ! -f "$b/$f" ] || both+=("$a/$f" "$b/$f")
 	done
-	if [ ${#both[@]} -gt 0 ]; then
-		while IFS= read -r -d '' rec; do
-			digest[${rec#*  }]=${rec%%  *}
-		done < <(sha256sum -z -- "${both[@]}")
-	fi
+	file_digests digest ${both[@]+"${both[@]}"}
 	for f in "$@"; do
 		if [ -z "${digest[$a/$f]:-}" ] || [ "${digest[$a/$f]}" != "${digest[$b/$f]:-}" ]; then
 			printf '%s\n' "$f"

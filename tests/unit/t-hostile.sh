@@ -472,3 +472,39 @@ test_unapply_on_a_full_disk() {
 	synth_apply unapply "$d"
 	expect_rc 0 "unapply with space again"
 }
+
+# issue 55 item 4: local changes to a touched file of a plain (non-git)
+# tree are refused whatever the machine's cache holds: the branch's
+# committed reference sums (backports/<branch>/touched.sums: "# version
+# X.Y.Z", then sha256sum lines of the pristine touched files; a fixture
+# here) judge a tree of that version; a tree of another version is
+# unknown, as before.  No cache at all here.  (Before: with no cache the
+# edited tree was applied, exit 0.)
+test_local_change_refused_without_a_cache() {
+	local d=$T/hostile-sums-tree sum
+	synth_kit "$T/kit"
+	rm -rf "$d"
+	synth_tree "$d"
+	{
+		printf '# the sha256 of every file of Linux 9.9.1 that backports/9.9/series touches\n'
+		printf '# version 9.9.1\n'
+		(cd "$d" && sha256sum kernel/locking/rwsem.c mm/khugepaged.c mm/ksm.c)
+	} > "$T/kit/backports/9.9/touched.sums"
+	echo 'int local;' >> "$d/mm/ksm.c"
+	sum=$(tree_sum "$d")
+	synth_apply apply --topics alpha,beta "$d"
+	expect_rc 4 "apply over a local change of a plain tree, no cache"
+	expect_one_line_error 'mm/ksm\.c has local changes; commit or revert them first, or rerun with FORCE=1'
+	expect_sum "$d" "$sum" "refused apply"
+	# another version: the reference does not judge it
+	sed -i 's/^SUBLEVEL = 1$/SUBLEVEL = 2/' "$d/Makefile"
+	synth_apply apply --topics alpha,beta "$d"
+	expect_rc 0 "apply to a tree of a version without reference sums"
+	synth_apply unapply "$d"
+	expect_rc 0 "unapply"
+	# the reference version, pristine: applied
+	rm -rf "$d"
+	synth_tree "$d"
+	synth_apply apply --topics alpha,beta "$d"
+	expect_rc 0 "apply to a pristine plain tree"
+}
