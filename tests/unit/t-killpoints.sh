@@ -250,3 +250,43 @@ test_foreign_journal_refused() {
 	expect_rc 4 "unapply of a state without the kit's identity record"
 	expect_sum "$d" "$sum" "a state without identity refused"
 }
+
+# issue 55: an edit between a kill and the recovery, at every kill point
+# of apply and of unapply: a line appended to a file the series touches
+# (mm/ksm.c, mm/khugepaged.c, or mm/new.c, which it creates), then the
+# next command (apply or unapply, in turn, without FORCE=1).  The edit
+# survives it, or the command refuses with 4 naming that file.
+test_edit_after_a_kill_at_every_point() {
+	local d=$T/kp-edits sum points p cmd next f n=0 refused=0 line
+	local files=(mm/ksm.c mm/khugepaged.c mm/new.c)
+	sum=$(kp_setup "$d" "$T/kp-ref-edits")
+	points=$(kp_points apply "$d" | sed 's/^/apply /')
+	points+=$'\n'$(kp_points unapply "$d" | sed 's/^/unapply /')
+	while read -r cmd p; do
+		f=${files[n % 3]}
+		next=$([ $((n / 3 % 2)) -eq 0 ] && echo apply || echo unapply)
+		n=$((n + 1))
+		rm -rf "$d"; cp -a "$T/kp-ref-edits" "$d"
+		if [ "$cmd" = unapply ]; then
+			kp_run apply --topics alpha,beta "$d"
+			expect_rc 0 "apply before the kill of unapply at $p"
+		fi
+		if [ "$cmd" = apply ]; then
+			MMBK_FAULT=$p kp_run apply --topics alpha,beta "$d"
+		else
+			MMBK_FAULT=$p kp_run unapply "$d"
+		fi
+		[ "$RC" -eq 137 ] || fail "$cmd killed at $p: exit $RC" "$OUT"
+		line="int edit_$n;"
+		printf '%s\n' "$line" >> "$d/$f"
+		if [ "$next" = apply ]; then kp_run apply --topics alpha,beta "$d"; else kp_run unapply "$d"; fi
+		grep -qxF "$line" "$d/$f" || fail "$cmd killed at $p, $f edited, then $next: exit $RC and the edit is gone" "$OUT"
+		case $RC in
+		0|2|3) ;;
+		4) expect_out "$f (changed after|has local changes|is its original)" "$cmd killed at $p, $f edited, then $next refused: names $f"
+		   refused=$((refused + 1)) ;;
+		*) fail "$cmd killed at $p, $f edited, then $next: exit $RC" "$OUT" ;;
+		esac
+	done <<< "$points"
+	echo "# $n kills with an edit after them: $refused refused naming the file, $((n - refused)) with the edit kept"
+}
