@@ -10,6 +10,13 @@
 # shellcheck source=tests/unit/t-journal.sh
 . "$KIT_DIR/tests/unit/t-journal.sh"
 
+# synth_fresh DIR: the synthetic kit, and a new synthetic tree at DIR
+synth_fresh() {
+	synth_kit "$T/kit"
+	rm -rf "$1"
+	synth_tree "$1"
+}
+
 # synth_make TARGET VAR=VALUE...: make TARGET of the kit on the synthetic kit
 synth_make() {
 	MMBK_DATA=$T/kit run_kit env -u HOME -u XDG_CACHE_HOME -u MMBK_CACHE make -s -C "$KIT_DIR" "$@"
@@ -283,9 +290,7 @@ test_differing_files_with_newline_paths() {
 # (re-targeted)".)
 test_crlf_touched_file_refused() {
 	local d=$T/hostile-crlf sum
-	synth_kit "$T/kit"
-	rm -rf "$d"
-	synth_tree "$d"
+	synth_fresh "$d"
 	printf 'int x;\r\nint z;\r\n' > "$d/mm/khugepaged.c"
 	sum=$(tree_sum "$d")
 	synth_apply apply --force --topics alpha,beta "$d"
@@ -301,9 +306,7 @@ test_crlf_touched_file_refused() {
 # named as such.  (Before: a bash arithmetic error, exit 1.)
 test_non_numeric_version() {
 	local d=$T/hostile-version sum
-	synth_kit "$T/kit"
-	rm -rf "$d"
-	synth_tree "$d"
+	synth_fresh "$d"
 	printf 'VERSION = abc\nPATCHLEVEL = 9\nSUBLEVEL = 1\n' > "$d/Makefile"
 	sum=$(tree_sum "$d")
 	synth_apply apply "$d"
@@ -316,9 +319,7 @@ test_non_numeric_version() {
 # not "interrupted or stuck" (1) with mktemp's own message
 test_unwritable_tmpdir() {
 	local d=$T/hostile-tmpdir
-	synth_kit "$T/kit"
-	rm -rf "$d"
-	synth_tree "$d"
+	synth_fresh "$d"
 	TMPDIR=$T/no-such-tmpdir synth_apply status "$d"
 	expect_rc "$EXIT_USAGE" "status with TMPDIR= a missing directory"
 	expect_one_line_error 'TMPDIR=.*no-such-tmpdir.*set TMPDIR= to a writable directory'
@@ -346,9 +347,7 @@ test_killed_runs_leave_no_temporary_dirs() {
 # what was interrupted, not "interrupted  (" with an empty command
 test_status_names_an_interrupted_removal() {
 	local d=$T/hostile-tomb
-	synth_kit "$T/kit"
-	rm -rf "$d"
-	synth_tree "$d"
+	synth_fresh "$d"
 	synth_apply apply --topics alpha,beta "$d"
 	expect_rc 0 "apply"
 	MMBK_FAULT=drop#1 synth_apply unapply "$d"
@@ -366,9 +365,7 @@ test_status_names_an_interrupted_removal() {
 # "write error: Broken pipe" (they run again with SIGPIPE at its default)
 test_sigpipe_ignored_by_the_parent() {
 	local d=$T/hostile-sigpipe cmd
-	synth_kit "$T/kit"
-	rm -rf "$d"
-	synth_tree "$d"
+	synth_fresh "$d"
 	for cmd in status apply status unapply; do
 		if [ "$cmd" = apply ]; then
 			(trap '' PIPE; synth_apply apply --topics alpha,beta "$d"; printf '%s\n' "$RC" > "$T/sigpipe-rc"; printf '%s' "$OUT" > "$T/sigpipe-out")
@@ -383,9 +380,7 @@ test_sigpipe_ignored_by_the_parent() {
 # issue 55 item 8: "applied 1 patch", not "applied 1 patches"
 test_one_patch_singular() {
 	local d=$T/hostile-one
-	synth_kit "$T/kit"
-	rm -rf "$d"
-	synth_tree "$d"
+	synth_fresh "$d"
 	synth_apply apply --topics alpha "$d"
 	expect_rc 0 "apply TOPICS=alpha"
 	expect_out 'applied 1 patch \(topics: alpha\)' "singular"
@@ -457,7 +452,7 @@ test_unapply_on_a_full_disk() {
 	# shellcheck disable=SC2064  # the path now
 	trap "umount '$m' 2>/dev/null || umount -l '$m'" EXIT
 	synth_kit "$T/kit"
-	d=$m/tree
+	d=$m/hostile-fullfs-tree
 	synth_tree "$d"
 	synth_apply apply --topics alpha,beta "$d"
 	expect_rc 0 "apply"
@@ -482,9 +477,7 @@ test_unapply_on_a_full_disk() {
 # edited tree was applied, exit 0.)
 test_local_change_refused_without_a_cache() {
 	local d=$T/hostile-sums-tree sum
-	synth_kit "$T/kit"
-	rm -rf "$d"
-	synth_tree "$d"
+	synth_fresh "$d"
 	{
 		printf '# the sha256 of every file of Linux 9.9.1 that backports/9.9/series touches\n'
 		printf '# version 9.9.1\n'
