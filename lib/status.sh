@@ -31,7 +31,7 @@ status_body() {
 	if state_is_applied; then
 		states=$(state_file_states)
 		reverted=$(sed -n 's/^original\t//p' <<< "$states")
-		if [ -n "$reverted" ] && ! grep -q '^applied' <<< "$states"; then
+		if [ -n "$reverted" ] && ! grep -qE '^(applied|changed)' <<< "$states"; then
 			printf 'not applied: every file the series changed is its original again (taken out by hand: git checkout?); the kit state in %s is stale (make apply drops it and applies again, make unapply drops it)\n' "$TREE/$STATE_NAME"
 			return "$EXIT_NOTHING"
 		fi

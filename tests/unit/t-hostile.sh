@@ -204,6 +204,21 @@ test_reverted_by_hand() {
 	synth_apply unapply "$d"
 	expect_rc 0 "unapply of a tree partly reverted by hand"
 	expect_sum "$d" "$sum" "unapply of a partly reverted tree"
+	# every file reverted but one, which was edited: not "not applied"
+	synth_apply apply "$d"
+	expect_rc 0 "apply again"
+	cp -p "$ref/mm/ksm.c" "$d/mm/"
+	cp -p "$ref/kernel/locking/rwsem.c" "$d/kernel/locking/"
+	rm "$d/mm/new.c"
+	echo 'int edit;' >> "$d/mm/khugepaged.c"
+	synth_apply status "$d"
+	expect_rc 3 "status of a tree reverted by hand but for an edited file"
+	expect_out '^warning: mm/khugepaged\.c changed after the series was applied' "status names the edited file"
+	synth_apply apply "$d"
+	expect_rc 4 "apply on a tree reverted by hand but for an edited file"
+	synth_apply unapply --force "$d"
+	expect_rc 0 "unapply FORCE=1"
+	expect_sum "$d" "$sum" "unapply FORCE=1 of a reverted and edited tree"
 }
 
 # issue 55 item 3: local changes judged inside git relative to the tree,
