@@ -5,8 +5,9 @@
 # (issue 55): N times (default 50), on a mini tree of BRANCH (default
 # 6.12; the files the kit touches and reads, copied from the cached
 # pristine tree), apply or unapply is started in a process group of its
-# own and killed (SIGKILL or SIGTERM) after a random delay within its
-# measured run time; then a line is appended to a file the branch's series
+# own and killed (SIGKILL or SIGTERM) at a random moment (two rounds in
+# three: of its transaction, from the txn mark on; else of its measured
+# run time); then a line is appended to a file the branch's series
 # touches, and the next command (apply or unapply, without FORCE) runs.
 # The edit must either survive it, or the command must refuse with 4
 # naming the edited file (the line still there).  Prints one line per
@@ -54,7 +55,7 @@ edits=()
 for f in "${touched[@]}"; do [ ! -f "$ref/$f" ] || edits+=("$f"); done
 [ ${#edits[@]} -gt 0 ] || die "no file of the $branch series in the mini tree"
 
-d=$work/tree
+d=$work/kill-sweep-tree
 applied=$work/applied
 rm -rf "$applied"
 cp -a "$ref" "$applied"
@@ -76,15 +77,30 @@ for ((i = 1; i <= rounds; i++)); do
 	f=${edits[RANDOM % ${#edits[@]}]}
 	rm -rf "$d"
 	if [ "$cmd" = apply ]; then cp -a "$ref" "$d"; span=$apply_ms; else cp -a "$applied" "$d"; span=$unapply_ms; fi
-	# two rounds in three in the second half, where the transaction runs
-	if ((RANDOM % 3)); then delay=$((span / 2 + RANDOM % (span / 2 + 1))); else delay=$((RANDOM % (span + 1))); fi
+	# two rounds in three: a random moment of the transaction (from its
+	# txn mark on: up to 1.5 s of apply, 0.4 s of unapply); the others: of
+	# the whole command
+	txn=0
+	if ((RANDOM % 3)); then
+		txn=1
+		if [ "$cmd" = apply ]; then delay=$((RANDOM % 1500)); else delay=$((RANDOM % 400)); fi
+	else
+		delay=$((RANDOM % (span + 1)))
+	fi
 	setsid "$KIT_DIR/bin/$cmd" --kdir "$d" > "$work/cmd.log" 2>&1 < /dev/null &
 	pid=$!
+	if [ "$txn" = 1 ]; then
+		for _ in $(seq 2000); do [ ! -f "$d/.mm-backport-kit/txn" ] || break; kill -0 "$pid" 2> /dev/null || break; sleep 0.005; done
+	fi
 	sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
 	kill -"$sig" -- -"$pid" 2> /dev/null || true
 	wait "$pid" 2> /dev/null || true
 	# every process of the command has ended (a trap may still restore)
 	for _ in $(seq 200); do kill -0 -- -"$pid" 2> /dev/null || break; sleep 0.05; done
+	# where the kill left the tree: inside a transaction (txn mark), or not
+	where=outside
+	[ ! -f "$d/.mm-backport-kit/txn" ] || where=in-txn
+	count[$where]=$(( ${count[$where]:-0} + 1 ))
 	line="/* kill-sweep edit $i */"
 	printf '%s\n' "$line" >> "$d/$f"
 	rc=0
@@ -107,7 +123,8 @@ for ((i = 1; i <= rounds; i++)); do
 	fi
 	count[$outcome]=$(( ${count[$outcome]:-0} + 1 ))
 	count[$cmd-$sig]=$(( ${count[$cmd-$sig]:-0} + 1 ))
-	printf '%3d %-7s SIG%-4s at %5d ms, edit %s, then %-7s -> %d %s\n' "$i" "$cmd" "$sig" "$delay" "$f" "$next" "$rc" "$outcome"
+	printf '%3d %-7s SIG%-4s at %5d ms%s (%s), edit %s, then %-7s -> %d %s\n' "$i" "$cmd" "$sig" "$delay" \
+		"$([ "$txn" = 0 ] || echo ' of its txn')" "$where" "$f" "$next" "$rc" "$outcome"
 	case $outcome in survived|refused-naming-it) ;; *) printf '    %s\n' "${out//$'\n'/$'\n'    }" ;; esac
 done
 printf '# counts:'
