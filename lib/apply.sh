@@ -19,9 +19,13 @@
 # Exit codes (lib/kit.sh): apply 0 done, 2 nothing to do (already applied
 # as asked, or every selected topic upstream/n/a), 3 partial (some topics
 # landed; a rerun on such a tree names the missing topics and exits 3
-# again), 4 refused (local changes, edits since the apply), 1 failed (no
-# topic landed, or --strict and one failed: the tree is unchanged), 64 bad
-# input.  unapply's and status's: their modules.
+# again), 4 refused (local changes, edits since the apply, edits since an
+# interrupted command that its recovery would overwrite, a state this kit
+# did not write for the tree, some patched files reverted by hand), 1
+# failed (no topic landed, or --strict and one failed: the tree is
+# unchanged), 64 bad input (also: a touched file with CRLF line ends or
+# NUL bytes, KDIR= in the kit's cache, an unwritable TMPDIR).  unapply's
+# and status's: their modules.
 kit_use tables trees state plan results request
 
 # KiB of slack on top of what the journal and quilt's backups need
