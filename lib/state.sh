@@ -18,9 +18,9 @@
 #              apply, both by renaming orig/ back (no free space needed)
 #   journal/   during one topic: its files, quilt state and series as they
 #              were before it, to roll that topic alone back
-#   id         who wrote the state, for which tree, in which format
-#              (NUL-separated): a journal is trusted only with this kit's
-#              id for this tree (state_foreign)
+#   id         while txn is there: who wrote the state, for which tree, in
+#              which format (NUL-separated); a journal is trusted only
+#              with this kit's id for this tree (state_foreign)
 # Recovery checks before it restores (state_unexpected): every file it
 # would overwrite or delete must hold what the interrupted transaction can
 # have left -- its original, the topic journal's copy, the applied state,
@@ -245,11 +245,12 @@ state_begin() {
 	state_point "begin-$1"
 }
 
-# state_commit: an apply is complete (the txn mark goes last)
+# state_commit: an apply is complete (the txn mark goes last, and with it
+# the id, which only a journal needs: a committed state holds no path)
 state_commit() {
 	rm -rf "$STATE/journal"
 	state_point commit
-	rm -f "$STATE/txn"
+	rm -f "$STATE/txn" "$STATE/id"
 }
 
 # save_originals FILE...: make sure orig/ holds FILE as it is before its
