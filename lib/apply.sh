@@ -550,7 +550,7 @@ apply_rerun() {
 # (APPLY_SRC[topic]); the other patches are recorded (not selected,
 # upstream, n/a).  APPLY_FILES: every file the carried patches touch.
 apply_plan() {
-	local plan topic p v d
+	local plan topic p v d src files
 	declare -gA APPLY_CARRY=() APPLY_SRC=()
 	APPLY_FILES=()
 	plan=$(plan_tree "$TREE")
@@ -569,8 +569,16 @@ apply_plan() {
 	done <<< "$plan"
 	for topic in $APPLY_TOPICS; do
 		[ -n "${APPLY_CARRY[$topic]:-}" ] || continue
+		# every carried patch is there, in the series it is taken from (the
+		# tree's own branch's was checked; another branch's too): named once
+		src=$(apply_patch_dir "${APPLY_SRC[$topic]}")
+		for p in ${APPLY_CARRY[$topic]}; do
+			[ -f "$src/$p" ] ||
+				apply_fail "backports/${APPLY_SRC[$topic]}/series names $p, but backports/${APPLY_SRC[$topic]}/$p does not exist; restore it (git checkout) or run make regen BRANCH=${APPLY_SRC[$topic]}"
+		done
 		# shellcheck disable=SC2086
-		for p in $(topic_files "$(apply_patch_dir "${APPLY_SRC[$topic]}")" ${APPLY_CARRY[$topic]}); do
+		files=$(topic_files "$src" ${APPLY_CARRY[$topic]})
+		for p in $files; do
 			APPLY_FILES+=("$p")
 		done
 	done

@@ -516,3 +516,21 @@ test_local_change_refused_without_a_cache() {
 	synth_apply apply --topics alpha,beta "$d"
 	expect_rc 0 "apply to a pristine plain tree"
 }
+
+# issue 55 item 8: a carried patch missing from the branch series it is
+# taken from is named once, in one error line.  (apply_check_series names
+# a missing patch of the tree's own branch first; a topic carried from
+# another branch -- a tree between the branches -- reached the plan, which
+# printed "patch_files: no patch ..." twice.)  Here the first check is
+# stubbed out in a copy of the kit, so that the plan meets the missing
+# patch as it does for another branch's series.
+test_missing_carried_patch_named_once() {
+	local d=$T/hostile-missing k
+	synth_fresh "$d"
+	k=$(kit_copy hostile-missing-kit)
+	printf '%s\n' 'apply_check_series() { :; }' >> "$k/lib/apply.sh"
+	rm "$T/kit/backports/9.9/0002-hp.patch"
+	MMBK_DATA=$T/kit run_kit env -u HOME -u XDG_CACHE_HOME -u MMBK_CACHE "$k/bin/apply" --topics alpha,beta --kdir "$d"
+	expect_rc 1 "apply with a carried patch missing"
+	expect_one_line_error 'backports/9\.9/series names 0002-hp\.patch, but backports/9\.9/0002-hp\.patch does not exist'
+}
