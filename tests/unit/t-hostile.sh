@@ -70,6 +70,19 @@ test_status_of_an_interrupted_tree() {
 	expect_out '^interrupted apply \(run make apply or make unapply to recover\)' "status says so"
 	synth_apply unapply "$d"
 	expect_rc 0 "unapply recovers"
+	# issue 55 item 8: an unapply killed while it removed the state (the
+	# tombstone .mm-backport-kit.gone-PID left): status says what was
+	# interrupted (before: "interrupted  (", an empty command)
+	synth_apply apply --topics alpha,beta "$d"
+	expect_rc 0 "apply"
+	MMBK_FAULT=drop#1 synth_apply unapply "$d"
+	[ "$RC" -eq 137 ] || fail "unapply killed at drop#1: exit $RC" "$OUT"
+	synth_apply status "$d"
+	expect_rc 1 "status after a kill inside the state's removal"
+	expect_out '^interrupted while removing the kit.s state' "status names what was interrupted"
+	synth_apply unapply "$d"
+	expect_rc 0 "unapply finishes it"
+	[ -z "$(find "$d" -maxdepth 1 -name '.mm-backport-kit*')" ] || fail "the tombstone was left"
 }
 
 test_refused_local_change() {
@@ -355,24 +368,6 @@ test_killed_runs_leave_no_temporary_dirs() {
 	expect_rc 0 "unapply after the kill"
 	left=$(ls -A "$tmp")
 	[ -z "$left" ] || fail "left in TMPDIR after the next command:" "$left"
-}
-
-# issue 55 item 8: status of a tree whose unapply was killed while it
-# removed the state (the tombstone .mm-backport-kit.gone-PID left) says
-# what was interrupted, not "interrupted  (" with an empty command
-test_status_names_an_interrupted_removal() {
-	local d=$T/hostile-tomb
-	synth_fresh "$d"
-	synth_apply apply --topics alpha,beta "$d"
-	expect_rc 0 "apply"
-	MMBK_FAULT=drop#1 synth_apply unapply "$d"
-	[ "$RC" -eq 137 ] || fail "unapply killed at drop#1: exit $RC" "$OUT"
-	synth_apply status "$d"
-	expect_rc 1 "status after a kill inside the state's removal"
-	expect_out '^interrupted while removing the kit.s state' "status names what was interrupted"
-	synth_apply unapply "$d"
-	expect_rc 0 "unapply finishes it"
-	[ -z "$(find "$d" -maxdepth 1 -name '.mm-backport-kit*')" ] || fail "the tombstone was left"
 }
 
 # issue 55 item 8: with SIGPIPE ignored by the parent (trap '' PIPE,
