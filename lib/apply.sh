@@ -19,9 +19,13 @@
 # Exit codes (lib/kit.sh): apply 0 done, 2 nothing to do (already applied
 # as asked, or every selected topic upstream/n/a), 3 partial (some topics
 # landed; a rerun on such a tree names the missing topics and exits 3
-# again), 4 refused (local changes, edits since the apply), 1 failed (no
-# topic landed, or --strict and one failed: the tree is unchanged), 64 bad
-# input.  unapply's and status's: their modules.
+# again), 4 refused (local changes, edits since the apply, edits since an
+# interrupted command that its recovery would overwrite, a state this kit
+# did not write for the tree, some patched files reverted by hand), 1
+# failed (no topic landed, or --strict and one failed: the tree is
+# unchanged), 64 bad input (also: a touched file with CRLF line ends or
+# NUL bytes, KDIR= in the kit's cache, an unwritable TMPDIR).  unapply's
+# and status's: their modules.
 kit_use tables trees state plan results request
 
 # KiB of slack on top of what the journal and quilt's backups need
@@ -153,26 +157,66 @@ apply_require_writable() {
 	apply_fail "$TREE/$bad is $why"
 }
 
-# apply_local_change FILE... -> the first touched file with local changes
-# (git trees: git status; a plain tree of the version of a cached tree:
-# compared with it), or nothing
+# apply_local_change FILE... -> the first touched file with local changes,
+# or nothing.  In a git work tree: a tracked file that git status shows
+# changed (its paths are the repository root's: the tree's prefix in the
+# repository is taken off); a file untracked or ignored there (a tree
+# inside a home or BSP repository) is judged as in a plain tree
+# (apply_plain_local_change).
 apply_local_change() {
-	local f pristine both=() differ=
-	if git -C "$TREE" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-		(cd "$TREE" && git --no-optional-locks status --porcelain -- "$@") |
-			awk '!n++ { print $NF }'
-		return
+	local info prefix entry st path plain=() rename=
+	if info=$(git -C "$TREE" rev-parse --is-inside-work-tree --show-prefix 2>/dev/null) && [[ $info == true* ]]; then
+		prefix=${info#true}
+		prefix=${prefix#$'\n'}
+		while IFS= read -r -d '' entry; do
+			# a rename's or copy's second path: its source
+			if [ -n "$rename" ]; then rename=; continue; fi
+			st=${entry:0:2} path=${entry:3}
+			case $st in R*|C*) rename=1 ;; esac
+			path=${path#"$prefix"}
+			case $st in
+			'??'|'!!') plain+=("$path") ;;
+			*) printf '%s\n' "$path"; return 0 ;;
+			esac
+		done < <(git -C "$TREE" --no-optional-locks status --porcelain=v1 -z --untracked-files=all --ignored=matching -- "$@")
+		[ ${#plain[@]} -eq 0 ] || apply_plain_local_change "${plain[@]}"
+		return 0
 	fi
-	[ -n "$CACHE_DIR" ] || return 0
-	pristine=$(pristine_dir "$BRANCH")
-	[ -f "$pristine/Makefile" ] || return 0
-	[ "$(kernel_version "$pristine")" = "$(kernel_version "$TREE")" ] || return 0
-	[ "$(cd "$pristine" && pwd -P)" != "$(cd "$TREE" && pwd -P)" ] || return 0
+	apply_plain_local_change "$@"
+}
+
+# apply_plain_local_change FILE... -> the first of the files (of a tree
+# git does not track) with local changes, or nothing.  A property of the
+# tree, not of the machine: the branch's committed reference sums
+# (backports/BRANCH/touched.sums: a "# version X.Y.Z" comment, then
+# sha256sum lines of the pristine content of every file its series
+# touches) judge a tree of that version; a file that differs is a local
+# change.  A tree of another version (or a branch without the file) is not
+# judged: unknown.
+apply_plain_local_change() {
+	local sums=$DATA_DIR/backports/$BRANCH/touched.sums line ver='' f paths=()
+	local -A want=() have=()
+	[ -f "$sums" ] || return 0
+	while IFS= read -r line || [ -n "$line" ]; do
+		case $line in
+		'# version '*) ver=${line#'# version '}; ver=${ver%%[[:space:]]*} ;;
+		'#'*|'') ;;
+		# "<64 hex>  <path>" (or " *<path>", sha256sum's binary mark)
+		*) want[${line:66}]=${line:0:64} ;;
+		esac
+	done < "$sums"
+	[ -n "$ver" ] && [ "$ver" = "$(kernel_version "$TREE")" ] || return 0
 	for f in "$@"; do
-		[ ! -e "$pristine/$f" ] || [ ! -e "$TREE/$f" ] || both+=("$f")
+		[ -z "${want[$f]:-}" ] || [ ! -f "$TREE/$f" ] || paths+=("$TREE/$f")
 	done
-	[ ${#both[@]} -eq 0 ] || differ=$(differing_files "$pristine" "$TREE" "${both[@]}")
-	[ -z "$differ" ] || printf '%s\n' "${differ%%$'\n'*}"
+	[ ${#paths[@]} -gt 0 ] || return 0
+	file_digests have "${paths[@]}"
+	for f in "$@"; do
+		if [ -n "${want[$f]:-}" ] && [ -f "$TREE/$f" ] && [ "${have[$TREE/$f]:-}" != "${want[$f]}" ]; then
+			printf '%s\n' "$f"
+			return 0
+		fi
+	done
 }
 
 # apply_file_problem PATCHDIR PATCHES FILE -> why the series cannot change
@@ -449,13 +493,50 @@ apply_missing() {
 	done
 }
 
+# apply_refuse_cache_tree: KDIR= is not a tree of the kit's cache of
+# pristine trees (sealed: never written, not even probed); bad input
+apply_refuse_cache_tree() {
+	local here cache rest
+	[ -n "$CACHE_DIR" ] && [ -d "$CACHE_DIR/trees" ] || return 0
+	here=$(cd "$TREE" && pwd -P)
+	cache=$(cd "$CACHE_DIR/trees" && pwd -P)
+	[[ $here == "$cache"/* ]] || return 0
+	rest=${here#"$cache"/}
+	apply_fail "KDIR=$TREE is the kit's cached pristine tree of branch ${rest%%/*} (sealed: never written); apply to a copy of it: make apply BRANCH=${rest%%/*} (a scratch copy), or copy it (cp -a) and apply there" "$EXIT_USAGE"
+}
+
+# apply_stale_state: the kit's state says applied, but every file the
+# series changed is its original again (taken out by hand): the stale
+# state is dropped (nothing is lost: the tree holds every original) and
+# the apply goes on.  Some of them only: refused (4), naming them.
+apply_stale_state() {
+	local states reverted
+	states=$(state_file_states)
+	reverted=$(sed -n 's/^original\t//p' <<< "$states")
+	[ -n "$reverted" ] || return 1
+	grep -q '^applied' <<< "$states" &&
+		apply_fail "$TREE/${reverted%%$'\n'*} is its original again, but the kit's state says the series is applied (back to the original: $(paste -sd' ' <<< "$reverted")); take the rest out with make unapply, then make apply" "$EXIT_REFUSED"
+	grep -q '^changed' <<< "$states" &&
+		apply_fail "$TREE/$(sed -n 's/^changed\t//p' <<< "$states" | sed -n 1p) changed after the series was applied and the other files it changed are their originals again; undo that change or restore the original, then make unapply" "$EXIT_REFUSED"
+	apply_say "$prog: $TREE: every file the series changed is its original again (taken out by hand); dropping the stale kit state and applying again"
+	state_drop || apply_fail "cannot remove the stale kit state $STATE"
+	return 0
+}
+
+# patches_count SERIES -> "1 patch", "N patches"
+patches_count() {
+	local n
+	n=$(series_patches "$1" | wc -l)
+	if [ "$n" -eq 1 ]; then echo "1 patch"; else echo "$n patches"; fi
+}
+
 # apply_rerun: the tree is applied already: nothing to do, or the topics
 # it lacks named ("partial").  Its status in APPLY_STATUS.
 apply_rerun() {
 	local missing
 	missing=$(apply_missing)
 	if [ -z "$missing" ]; then
-		info "$TREE: already applied ($(series_patches "$STATE_SERIES" | wc -l) patches; topics: $(apply_topics_with applied "$STATE_RECORDS")); nothing to do"
+		info "$TREE: already applied ($(patches_count "$STATE_SERIES"); topics: $(apply_topics_with applied "$STATE_RECORDS")); nothing to do"
 		APPLY_STATUS=$EXIT_NOTHING
 		return 0
 	fi
@@ -469,7 +550,7 @@ apply_rerun() {
 # (APPLY_SRC[topic]); the other patches are recorded (not selected,
 # upstream, n/a).  APPLY_FILES: every file the carried patches touch.
 apply_plan() {
-	local plan topic p v d
+	local plan topic p v d src files
 	declare -gA APPLY_CARRY=() APPLY_SRC=()
 	APPLY_FILES=()
 	plan=$(plan_tree "$TREE")
@@ -488,19 +569,47 @@ apply_plan() {
 	done <<< "$plan"
 	for topic in $APPLY_TOPICS; do
 		[ -n "${APPLY_CARRY[$topic]:-}" ] || continue
+		# every carried patch is there, in the series it is taken from (the
+		# tree's own branch's was checked; another branch's too): named once
+		src=$(apply_patch_dir "${APPLY_SRC[$topic]}")
+		for p in ${APPLY_CARRY[$topic]}; do
+			[ -f "$src/$p" ] ||
+				apply_fail "backports/${APPLY_SRC[$topic]}/series names $p, but backports/${APPLY_SRC[$topic]}/$p does not exist; restore it (git checkout) or run make regen BRANCH=${APPLY_SRC[$topic]}"
+		done
 		# shellcheck disable=SC2086
-		for p in $(topic_files "$(apply_patch_dir "${APPLY_SRC[$topic]}")" ${APPLY_CARRY[$topic]}); do
+		files=$(topic_files "$src" ${APPLY_CARRY[$topic]})
+		for p in $files; do
 			APPLY_FILES+=("$p")
 		done
 	done
 }
 
+# apply_require_plain_text FILE...: no touched file holds a CR or a NUL
+# byte (CRLF line ends, UTF-16), which the patches cannot carry: patch
+# would rewrite such a file (one grep for them all); else bad input (64)
+apply_require_plain_text() {
+	local f paths=() bad=() why
+	for f in "$@"; do
+		[ ! -f "$TREE/$f" ] || paths+=("$TREE/$f")
+	done
+	[ ${#paths[@]} -gt 0 ] || return 0
+	while IFS= read -r -d '' f; do
+		bad+=("${f#"$TREE/"}")
+	done < <(grep -lZPa '[\x00\r]' -- "${paths[@]}")
+	[ ${#bad[@]} -gt 0 ] || return 0
+	why="has CRLF line ends"
+	grep -qPa '\x00' -- "$TREE/${bad[0]}" && why="holds NUL bytes (UTF-16?)"
+	apply_fail "$TREE/${bad[0]} $why, which the kit's patches (LF text) cannot carry$([ ${#bad[@]} -eq 1 ] || echo " (also: ${bad[*]:1})"); convert it to LF text (dos2unix) or restore it, and rerun; the tree is unchanged" "$EXIT_USAGE"
+}
+
 # apply_preflight FILE...: what must hold before the tree is touched:
-# quilt, writable files, no local changes (unless FORCE=1), free space
+# quilt, text the patches can carry, writable files, no local changes
+# (unless FORCE=1), free space
 apply_preflight() {
 	local p
 	command -v quilt >/dev/null ||
 		apply_fail "quilt is not installed; install it (apt-get install quilt, or bin/deps as root)"
+	apply_require_plain_text "$@"
 	apply_require_writable "$@"
 	if [ "$FORCE" != 1 ]; then
 		p=$(apply_local_change "$@")
@@ -564,7 +673,8 @@ apply_commit() {
 apply_body() {
 	local topic
 	kit_use retarget
-	if state_is_applied; then
+	apply_refuse_cache_tree
+	if state_is_applied && ! apply_stale_state; then
 		apply_rerun
 		return "$APPLY_STATUS"
 	fi
@@ -593,7 +703,7 @@ apply_body() {
 		info "$TREE: partial: applied topics $(apply_topics_with applied); failed: $(apply_topics_with failed) (the failed topics left no trace)"
 		return "$EXIT_PARTIAL"
 	fi
-	info "$TREE: applied $(series_patches "$STATE_SERIES" | wc -l) patches (topics: $(apply_topics_with applied))"
+	info "$TREE: applied $(patches_count "$STATE_SERIES") (topics: $(apply_topics_with applied))"
 }
 
 # apply_failure_summary -> one line naming each failed topic and why
@@ -625,8 +735,17 @@ apply_run() (
 	state_init "$TREE"
 	TREE_NAME=$(tree_name "$TREE")
 	APPLY_RT=$OUT_DIR/$TREE_NAME.retarget
-	APPLY_RUN=$(mktemp -d "${TMPDIR:-/tmp}/mmbk-apply.XXXXXX")
-	trap 'rm -rf "$APPLY_RUN"' EXIT
+	apply_clean_stale_tmp
+	# named after this command's pid: what a killed command left is removed
+	# by the next one
+	APPLY_RUN=$(mktemp -d "${TMPDIR:-/tmp}/mmbk-apply.$$.XXXXXX" 2>/dev/null) ||
+		usage_error "cannot make a work directory in TMPDIR=${TMPDIR:-/tmp} (missing, full or not writable); set TMPDIR= to a writable directory"
+	# the work directory and the write probes go on every exit; a signal
+	# before a transaction (whose own traps restore the tree) is an exit
+	trap 'rm -rf -- "$APPLY_RUN" "$TREE/$STATE_NAME.probe" "$(state_probe)"' EXIT
+	trap 'apply_fail "interrupted (SIGINT); nothing was changed" 130' INT
+	trap 'apply_fail "interrupted (SIGTERM); nothing was changed" 143' TERM
+	trap 'apply_fail "interrupted (SIGHUP); nothing was changed" 129' HUP
 	: > "$APPLY_RUN/records"
 	if [ "$cmd" = status ]; then lock_tree "$TREE" shared; else apply_recover; fi
 	if [ "$cmd" != unapply ] && ! tree_is_branch "$TREE"; then
@@ -640,6 +759,21 @@ apply_run() (
 	[ -z "$REQ_RECORDS" ] || cp "$APPLY_RUN/records" "$REQ_RECORDS"
 	return "$rc"
 )
+
+# apply_clean_stale_tmp: the work directories in TMPDIR of this user's
+# commands that were killed (mmbk-apply.PID.*, plan.PID.*: PID no longer
+# runs) are removed
+apply_clean_stale_tmp() {
+	local d pid stale=()
+	for d in "${TMPDIR:-/tmp}"/mmbk-apply.*.?????? "${TMPDIR:-/tmp}"/plan.*.??????; do
+		pid=${d%.*}
+		pid=${pid##*.}
+		if [ -d "$d" ] && [ -O "$d" ] && [[ $pid =~ ^[0-9]+$ ]] && [ ! -d "/proc/$pid" ]; then
+			stale+=("$d")
+		fi
+	done
+	[ ${#stale[@]} -eq 0 ] || rm -rf -- "${stale[@]}"
+}
 
 # apply_recover: an apply or unapply locks the tree and its out/ files,
 # refuses a tree the kit cannot own, and finishes an interrupted command
@@ -655,7 +789,8 @@ apply_recover() {
 	why=$(state_problem)
 	[ -z "$why" ] || apply_fail "$TREE was $why"
 	why=$(state_owner_problem)
-	[ -z "$why" ] || ! state_in_txn || apply_fail "$why"
+	[ -z "$why" ] || ! state_in_txn || apply_fail "$why" "$EXIT_REFUSED"
+	if state_in_txn; then apply_recover_check; fi
 	APPLY_RECOVERED=$(state_recover 2> "$APPLY_RUN/io.err") ||
 		apply_fail "could not recover $TREE from $STATE ($(head -n1 "$APPLY_RUN/io.err")); see the files left there"
 	case $APPLY_RECOVERED in
@@ -663,6 +798,27 @@ apply_recover() {
 	apply) apply_say "$prog: $TREE: an earlier apply was interrupted; restoring the tree from the kit's journal" ;;
 	drop) apply_say "$prog: $TREE: an earlier command was interrupted while it removed the kit's state; finishing it" ;;
 	esac
+}
+
+# apply_recover_check: the interrupted transaction is one this kit wrote
+# for this tree (else refused, never applied), and recovering it throws no
+# change away: every file it would overwrite or delete holds what the
+# transaction can have left (else refused with 4 naming it; FORCE=1
+# recovers anyway and names what it overwrites)
+# shellcheck disable=SC2031  # apply_run's subshell globals, read in it
+apply_recover_check() {
+	local what why bad
+	what=$(state_txn)
+	why=$(state_foreign)
+	[ -z "$why" ] ||
+		apply_fail "$STATE holds an interrupted $what that this kit did not write for this tree ($why); it is not applied: if $TREE is as you want it, remove $STATE by hand" "$EXIT_REFUSED"
+	mkdir -p "$APPLY_RUN/replay"
+	bad=$(state_unexpected "$APPLY_RUN/replay")
+	[ -n "$bad" ] || return 0
+	if [ "$FORCE" != 1 ]; then
+		apply_fail "$TREE/${bad%%$'\n'*} changed after the $what was interrupted (it is neither its original nor a state the $what left); recovering the tree would overwrite it: save or undo that change and rerun, or rerun with FORCE=1 to restore the original and lose it" "$EXIT_REFUSED"
+	fi
+	apply_say "$prog: warning: FORCE=1: recovering the interrupted $what overwrites $(join_lines ', ' <<< "$bad") (changed after the $what was interrupted; those changes are lost)"
 }
 
 # apply_stopped_in_txn CMD STATUS: CMD stopped inside its transaction on a

@@ -17,7 +17,8 @@ cli_parse() {
 cli_tree() {
 	local tree b
 	if [ "$REQ_KDIR" != - ]; then
-		tree=$(tree_dir "$REQ_KDIR" "$REQ_FROM")
+		tree_dir "$REQ_KDIR" "$REQ_FROM"
+		tree=$TREE_DIR
 		is_kernel_tree "$tree" || not_a_tree "$tree" "$REQ_KDIR"
 		b=$(tree_branch "$tree")
 		[ -z "$REQ_BRANCH" ] || [ "$b" = "$REQ_BRANCH" ] ||
@@ -72,7 +73,8 @@ cli_positional_branch() {
 cli_state_tree() {
 	local tree
 	if [ "$REQ_KDIR" != - ]; then
-		tree=$(tree_dir "$REQ_KDIR" "$REQ_FROM")
+		tree_dir "$REQ_KDIR" "$REQ_FROM"
+		tree=$TREE_DIR
 		if [ -d "$tree/$STATE_NAME" ]; then
 			request_tree "$tree" "$REQ_BRANCH"
 			return 0

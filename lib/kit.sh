@@ -12,6 +12,21 @@
 #   mmbk/           Python package: tables, KTAP, results and reports
 #   tables/         every data table
 set -o pipefail
+# a command started with SIGPIPE ignored (a parent's trap '' PIPE, which
+# bash cannot undo) runs again with it at its default: else every writer
+# of a pipe whose reader stopped early prints "write error: Broken pipe"
+# (only bin/ commands, which source this file themselves; no process
+# unless it is ignored)
+kit_sigpipe_ignored() {
+	local k v
+	while read -r k v; do
+		[ "$k" != SigIgn: ] || { (( 16#$v & 0x1000 )); return; }
+	done < /proc/$$/status
+	return 1
+}
+if [ "${BASH_SOURCE[1]:-}" = "$0" ] && [ -z "${KIT_SIGPIPE_RESET:-}" ] && kit_sigpipe_ignored; then
+	KIT_SIGPIPE_RESET=1 exec env --default-signal=PIPE "$0" "$@"
+fi
 # a command substitution fails with the first failing command in it, as
 # the rest of the kit does (bash clears errexit there otherwise)
 shopt -s inherit_errexit

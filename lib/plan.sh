@@ -282,7 +282,8 @@ plan_tree() (
 	TREE=$1
 	TREE_VERSION=$(kernel_version "$TREE")
 	TREE_VERSION=${TREE_VERSION%.*}
-	WORK=$(mktemp -d "${TMPDIR:-/tmp}/plan.XXXXXX")
+	# named after the command's pid: apply_run removes what a killed one left
+	WORK=$(mktemp -d "${TMPDIR:-/tmp}/plan.$$.XXXXXX")
 	trap 'rm -rf "$WORK"' EXIT
 	detected=$(detect_tree "$TREE")
 	while IFS=$'\t' read -r name verdict why; do

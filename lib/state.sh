@@ -18,6 +18,14 @@
 #              apply, both by renaming orig/ back (no free space needed)
 #   journal/   during one topic: its files, quilt state and series as they
 #              were before it, to roll that topic alone back
+#   id         while txn is there: who wrote the state, for which tree, in
+#              which format (NUL-separated); a journal is trusted only
+#              with this kit's id for this tree (state_foreign)
+# Recovery checks before it restores (state_unexpected): every file it
+# would overwrite or delete must hold what the interrupted transaction can
+# have left -- its original, the topic journal's copy, the applied state,
+# or a state the journalled patches take the original through -- or the
+# recovery is refused (an edit made after a kill is never thrown away).
 # The state goes away by one rename (to .mm-backport-kit.gone-<pid>, then
 # removed): a kill at any point leaves either the whole state or a
 # tombstone the next command removes.  Every step is a rename or a file
@@ -26,6 +34,8 @@
 kit_use tables trees
 
 STATE_NAME=.mm-backport-kit
+# the format of the state this kit writes (the first field of STATE/id)
+STATE_FORMAT='mm-backport-kit state 2'
 
 # state_init TREE: STATE is TREE's state directory; STATE_SERIES,
 # STATE_RECORDS and STATE_PATCHES name the files others may read (the
@@ -176,13 +186,20 @@ state_problem() {
 	fi
 }
 
+# state_probe -> the file state_owner_problem writes to probe the state
+# (removed on every exit of a command, also after a signal)
+state_probe() {
+	printf '%s\n' "$STATE/.probe"
+}
+
 # state_owner_problem -> why this user cannot change the state ("" if it can)
 state_owner_problem() {
 	local uid owner
 	[ -d "$STATE" ] || return 0
 	read -r uid owner <<< "$(stat -c '%u %U' "$STATE")"
 	if [ "$uid" != "$EUID" ] && [ "$EUID" != 0 ]; then
-		printf '%s is owned by %s; run the command as %s (or as root)' "$STATE" "$owner" "$owner"
+		printf '%s is owned by %s; run the command as %s' "$STATE" "$owner" "$owner"
+		[ "$uid" = 0 ] || printf ' (or as root)'
 	elif [ ! -w "$STATE" ] || ! touch "$STATE/.probe" 2>/dev/null; then
 		printf '%s is not writable (read-only or immutable); make it writable (chmod -R u+w, chattr -i) and rerun' "$STATE"
 	fi
@@ -218,15 +235,22 @@ state_begin() {
 		mkdir -p "$STATE/orig" || return 1
 		[ -f "$STATE/orig/.absent" ] || : > "$STATE/orig/.absent" || return 1
 	fi
-	TZ=UTC printf '%s %s %(%FT%TZ)T\n' "$1" "$$" -1 | state_write txn || return 1
+	# a half-written mark (a full disk) does not stay
+	if ! { printf '%s\0%s\0%s\0' "$STATE_FORMAT" "$EUID" "$STATE_TREE" > "$STATE/id.tmp" &&
+		mv "$STATE/id.tmp" "$STATE/id" &&
+		TZ=UTC printf '%s %s %(%FT%TZ)T\n' "$1" "$$" -1 | state_write txn; }; then
+		rm -f "$STATE/id.tmp" "$STATE/txn.tmp"
+		return 1
+	fi
 	state_point "begin-$1"
 }
 
-# state_commit: an apply is complete (the txn mark goes last)
+# state_commit: an apply is complete (the txn mark goes last, and with it
+# the id, which only a journal needs: a committed state holds no path)
 state_commit() {
 	rm -rf "$STATE/journal"
 	state_point commit
-	rm -f "$STATE/txn"
+	rm -f "$STATE/txn" "$STATE/id"
 }
 
 # save_originals FILE...: make sure orig/ holds FILE as it is before its
@@ -342,6 +366,98 @@ state_recover() {
 	fi
 }
 
+# state_foreign -> why the state's journal is not one this kit wrote for
+# this tree ("" if it is): its format, its owner (the uid it records owns
+# it and its txn mark) and its tree (the same directory: -ef)
+state_foreign() {
+	local id=() owners
+	if [ ! -f "$STATE/id" ]; then
+		printf 'it has no identity record (%s/id): an older kit or another program wrote it' "$STATE_NAME"
+		return 0
+	fi
+	mapfile -d '' -t id < "$STATE/id"
+	if [ "${id[0]:-}" != "$STATE_FORMAT" ]; then
+		printf "its state format is '%s', not this kit's ('%s')" "${id[0]:-}" "$STATE_FORMAT"
+	elif ! owners=$(stat -c %u "$STATE/id" "$STATE/txn" 2>/dev/null) ||
+	     [ "$owners" != "${id[1]:-}"$'\n'"${id[1]:-}" ]; then
+		printf 'it records the owner uid %s, but its files are owned by uid %s' "${id[1]:-?}" "$(paste -sd, <<< "$owners")"
+	elif [ -z "${id[2]:-}" ] || ! [ "${id[2]}" -ef "$STATE_TREE" ]; then
+		printf 'it was written for the tree %s, not for this tree' "${id[2]:-?}"
+	fi
+}
+
+# state_replay DIR -> "file<TAB>signature" of every state the journalled
+# series (its applied patches, in order) takes the files through from their
+# originals; DIR: an empty scratch directory.  A file restored already
+# (no longer in orig/) starts from the tree's copy, which is its original.
+state_replay() {
+	local dir=$1 series=$STATE/series p f absent=$'\n'
+	[ -f "$series" ] || series=$STATE/journal/series.pre
+	[ -f "$series" ] && [ -d "$STATE/orig" ] || return 0
+	cp -a "$STATE/orig/." "$dir/" || return 1
+	rm -f "$dir/.absent"
+	[ ! -f "$STATE/orig/.absent" ] || absent+=$(<"$STATE/orig/.absent")$'\n'
+	for p in $(series_patches "$series"); do
+		[ -f "$STATE/patches/$p" ] || break
+		for f in $(patch_files "$STATE/patches/$p"); do
+			if [ ! -e "$dir/$f" ] && [[ $absent != *$'\n'"$f"$'\n'* ]] && [ -e "$STATE_TREE/$f" ]; then
+				mkdir -p "$dir/$(file_dir "$f")" && cp -a "$STATE_TREE/$f" "$dir/$f" || return 1
+			fi
+		done
+		patch -s -p1 -F0 -N --no-backup-if-mismatch -r - -d "$dir" -i "$STATE/patches/$p" > /dev/null 2>&1 || break
+		for f in $(patch_files "$STATE/patches/$p"); do
+			printf '%s\t%s\n' "$f" "$(file_sig "$dir/$f")"
+		done
+	done
+}
+
+# state_unexpected DIR -> the files restore_originals would overwrite or
+# delete whose content the interrupted transaction cannot have left (its
+# original, the topic journal's copy, the applied state of the manifest,
+# a state of state_replay, which works in DIR), one a line.  A file beside
+# which patch(1) was killed while it wrote it is taken as it is.
+state_unexpected() {
+	local o=$STATE/orig j=$STATE/journal f sig files=() replay strays
+	local -A ok=()
+	if [ -d "$o" ]; then
+		while IFS= read -r f; do
+			[ -n "$f" ] || continue
+			files+=("$f")
+			ok[$f$'\t'$(file_sig "$o/$f")]=1
+		done < <(cd "$o" && find . ! -type d ! -name .absent ! -name '*.kit-tmp' -printf '%P\n')
+		if [ -f "$o/.absent" ]; then
+			while IFS= read -r f; do
+				[ -z "$f" ] || { files+=("$f"); ok[$f$'\t'absent]=1; }
+			done < "$o/.absent"
+		fi
+	fi
+	[ ${#files[@]} -gt 0 ] || return 0
+	if [ -f "$j/complete" ]; then
+		while IFS= read -r f; do
+			[ -z "$f" ] || ok[$f$'\t'$(file_sig "$j/pre/$f")]=1
+		done < <(cd "$j/pre" && find . ! -type d -printf '%P\n')
+		while IFS= read -r f; do
+			[ -z "$f" ] || ok[$f$'\t'absent]=1
+		done < "$j/pre.absent"
+	fi
+	if [ -f "$STATE/manifest" ]; then
+		while IFS=$'\t' read -r f sig; do
+			[ -z "$f" ] || ok[$f$'\t'$sig]=1
+		done < "$STATE/manifest"
+	fi
+	replay=$(state_replay "$1") || replay=
+	while IFS=$'\t' read -r f sig; do
+		[ -z "$f" ] || ok[$f$'\t'$sig]=1
+	done <<< "$replay"
+	# a file beside which patch(1) was killed while writing it (its
+	# temporary output, newer than the txn mark) may hold anything
+	strays=$'\n'$(stray_files)$'\n'
+	for f in "${files[@]}"; do
+		[[ $strays != *$'\n'"$STATE_TREE/$f.o"??????$'\n'* ]] || continue
+		[ -n "${ok[$f$'\t'$(file_sig "$STATE_TREE/$f")]:-}" ] || printf '%s\n' "$f"
+	done
+}
+
 # --- one topic ---------------------------------------------------------------
 # state_snapshot FILE...: the topic's files, quilt state and series before it
 state_snapshot() {
@@ -416,15 +532,33 @@ state_write_manifest() {
 		   cat "$STATE/orig/.absent"; } | sort -u) | state_write manifest
 }
 
-# state_changed_file -> the first file whose content differs from the manifest
-state_changed_file() {
-	local f sig
+# state_file_states -> "applied|original|changed<TAB>FILE" for every file
+# the applied series changed: as the apply left it (the manifest), its
+# original again (taken out by hand: git checkout), or changed otherwise
+state_file_states() {
+	local f sig now o
 	while IFS=$'\t' read -r f sig; do
-		if [ "$(file_sig "$STATE_TREE/$f")" != "$sig" ]; then
-			printf '%s\n' "$f"
-			return
+		now=$(file_sig "$STATE_TREE/$f")
+		if [ "$now" = "$sig" ]; then
+			printf 'applied\t%s\n' "$f"
+			continue
+		fi
+		o=$(original_of "$STATE_TREE" "$f")
+		if { [ -n "$o" ] && [ "$now" = "$(file_sig "$o")" ]; } || { [ -z "$o" ] && [ "$now" = absent ]; }; then
+			printf 'original\t%s\n' "$f"
+		else
+			printf 'changed\t%s\n' "$f"
 		fi
 	done < "$STATE/manifest"
+}
+
+# state_changed_file -> the first file whose content is neither what the
+# apply left nor its original (restoring the original would lose it)
+state_changed_file() {
+	local st f
+	while IFS=$'\t' read -r st f; do
+		[ "$st" != changed ] || { printf '%s\n' "$f"; return; }
+	done < <(state_file_states)
 }
 
 # original_copy TREE DEST [clean]: a hard-link copy (trees.sh link_copy) of

@@ -38,9 +38,11 @@ not_a_tree() {
 	usage_error "KDIR=$2 is not a kernel source tree (no top-level Makefile with mm/khugepaged.c); point KDIR= at the top of a Linux tree"
 }
 
-# tree_dir ARG [FROM] -> absolute path of the kernel tree ARG names (KDIR=;
-# a relative ARG is taken from FROM, the caller's directory), or a
-# one-line error that says what ARG is instead
+# tree_dir ARG [FROM]: TREE_DIR is the absolute path of the kernel tree
+# ARG names (KDIR=; a relative ARG is taken from FROM, the caller's
+# directory), exactly (a name ending in a newline keeps it: never read
+# back through a command substitution), or a one-line error that says what
+# ARG is instead (64)
 tree_dir() {
 	local arg=$1 from=${2:-$PWD} path
 	[ -n "$arg" ] || usage_error "KDIR= is empty; set KDIR= to a kernel source tree (or leave it out and set BRANCH= to use a cached one)"
@@ -50,24 +52,38 @@ tree_dir() {
 	elif [ ! -d "$path" ]; then
 		usage_error "KDIR=$arg is a file, not a directory; point KDIR= at the top directory of a kernel source tree"
 	fi
-	(cd "$path" 2>/dev/null && pwd) ||
+	# "." after pwd's newline keeps a trailing newline of the name
+	TREE_DIR=$(cd "$path" 2>/dev/null && pwd && echo .) ||
 		usage_error "KDIR=$arg cannot be entered (permissions); make it readable or point KDIR= elsewhere"
+	TREE_DIR=${TREE_DIR%$'\n.'}
+}
+
+# file_digests NAME PATH...: the associative array NAME gets the sha256 of
+# every PATH sha256sum can read (one sha256sum -z for them all: records
+# NUL-terminated, the names unescaped, so any path reads back as given)
+# shellcheck disable=SC2034  # file_digests_out: a nameref, the caller's array
+file_digests() {
+	local -n file_digests_out=$1
+	local rec
+	shift
+	[ $# -gt 0 ] || return 0
+	while IFS= read -r -d '' rec; do
+		file_digests_out[${rec#*  }]=${rec%%  *}
+	done < <(sha256sum -z -- "$@")
 }
 
 # differing_files A B FILE... -> the FILEs (in the order given) whose
 # content differs between directories A and B, or that one of them lacks;
-# one sha256sum for them all
+# one sha256sum for them all (file_digests; a file it cannot read has no
+# digest and differs)
 differing_files() {
-	local a=$1 b=$2 f sum path sums='' both=()
+	local a=$1 b=$2 f both=()
 	local -A digest=()
 	shift 2
 	for f in "$@"; do
 		[ ! -f "$a/$f" ] || [ ! -f "$b/$f" ] || both+=("$a/$f" "$b/$f")
 	done
-	[ ${#both[@]} -eq 0 ] || sums=$(sha256sum -- "${both[@]}")
-	while read -r sum path; do
-		[ -z "$path" ] || digest[$path]=$sum
-	done <<< "$sums"
+	file_digests digest ${both[@]+"${both[@]}"}
 	for f in "$@"; do
 		if [ -z "${digest[$a/$f]:-}" ] || [ "${digest[$a/$f]}" != "${digest[$b/$f]:-}" ]; then
 			printf '%s\n' "$f"
@@ -124,6 +140,8 @@ tree_branch() {
 	local dir=$1 ver branch
 	is_kernel_tree "$dir" || not_a_tree "$dir" "$dir"
 	ver=$(kernel_version "$dir")
+	[[ $ver =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] ||
+		usage_error "KDIR=$dir is no kernel version its Makefile names: VERSION = ${ver%%.*}, PATCHLEVEL = $(cut -d. -f2 <<< "$ver"), SUBLEVEL = ${ver##*.} are not all numbers; point KDIR= at a Linux tree"
 	branch=$(nearest_branch "$ver")
 	[ -n "$branch" ] ||
 		usage_error "KDIR=$dir is Linux $ver, an unsupported branch; supported branches: $SUPPORTED_BRANCHES"

@@ -179,3 +179,114 @@ test_half_removed_state_recovered() {
 	expect_rc 0 "the suggested command"
 	kp_clean "$d" "$sum" "older kit's series taken out with the suggested command"
 }
+
+# issue 55 item 1: an edit made between a kill and the recovery is never
+# thrown away.  apply killed after its last topic (topic-done#2), then
+# mm/ksm.c (a file the apply had patched) edited: apply and unapply refuse
+# with 4 and name the file, the tree unchanged; unapply FORCE=1 restores
+# it and says what it overwrote.  (Before: apply and unapply exited 0 and
+# the line was gone.)
+test_edit_after_killed_apply_kept() {
+	local d=$T/kp-edit sum edited cmd
+	sum=$(kp_setup "$d" "$T/kp-ref-edit")
+	for cmd in apply unapply; do
+		rm -rf "$d"; cp -a "$T/kp-ref-edit" "$d"
+		MMBK_FAULT=topic-done#2 kp_run apply --topics alpha,beta "$d"
+		[ "$RC" -eq 137 ] || fail "apply killed at topic-done#2: exit $RC" "$OUT"
+		echo 'int edit;' >> "$d/mm/ksm.c"
+		edited=$(tree_sum "$d")
+		if [ "$cmd" = apply ]; then kp_run apply --topics alpha,beta "$d"; else kp_run unapply "$d"; fi
+		expect_rc 4 "$cmd after an edit of a file the killed apply touched"
+		expect_out 'error: .*/mm/ksm\.c changed after the apply was interrupted' "$cmd names the edited file"
+		expect_sum "$d" "$edited" "$cmd refused"
+		grep -qx 'int edit;' "$d/mm/ksm.c" || fail "$cmd: the edit is gone"
+	done
+	kp_run unapply --force "$d"
+	expect_rc 0 "unapply FORCE=1 after the edit"
+	expect_out 'FORCE=1.*overwr.*mm/ksm\.c' "unapply FORCE=1 says what it overwrote"
+	kp_clean "$d" "$sum" "unapply FORCE=1 after a killed apply and an edit"
+}
+
+# an edit of a file the killed apply had not reached yet, and of a file it
+# created: refused the same way (mm/new.c would be deleted)
+test_edit_of_created_file_after_kill_kept() {
+	local d=$T/kp-edit2
+	kp_setup "$d" "$T/kp-ref-edit2" > /dev/null
+	MMBK_FAULT=topic-done#2 kp_run apply --topics alpha,beta "$d"
+	[ "$RC" -eq 137 ] || fail "apply killed at topic-done#2: exit $RC" "$OUT"
+	echo 'int mine;' >> "$d/mm/new.c"
+	kp_run apply --topics alpha,beta "$d"
+	expect_rc 4 "apply after an edit of a file the killed apply created"
+	expect_out 'mm/new\.c changed after the apply was interrupted' "names mm/new.c"
+	grep -qx 'int mine;' "$d/mm/new.c" || fail "the edit of mm/new.c is gone"
+}
+
+# a state this kit did not write for this tree is never applied: a copy
+# of another tree's interrupted state (its orig/ holds another mm/ksm.c),
+# and a state without the kit's identity record (an older kit's, or
+# someone else's), are refused with 4 and the tree is left as it is
+test_foreign_journal_refused() {
+	local d=$T/kp-foreign other=$T/kp-foreign-other sum
+	kp_setup "$other" "$T/kp-ref-foreign" > /dev/null
+	MMBK_FAULT=topic-done#2 kp_run apply --topics alpha,beta "$other"
+	[ "$RC" -eq 137 ] || fail "apply killed at topic-done#2: exit $RC" "$OUT"
+	synth_tree "$d"
+	printf 'int another;\n' > "$d/mm/ksm.c"
+	cp -a "$other/.mm-backport-kit" "$d/"
+	sum=$(tree_sum "$d")
+	kp_run apply --topics alpha,beta "$d"
+	expect_rc 4 "apply on a tree holding another tree's interrupted state"
+	expect_out 'not written .*for this tree|written for the tree' "names the foreign state"
+	expect_sum "$d" "$sum" "a foreign state refused by apply"
+	kp_run unapply --force "$d"
+	expect_rc 4 "unapply FORCE=1 on another tree's state"
+	expect_sum "$d" "$sum" "a foreign state refused by unapply FORCE=1"
+	# without the identity record
+	rm -rf "$d/.mm-backport-kit"
+	cp -a "$other/.mm-backport-kit" "$d/"
+	rm -f "$d/.mm-backport-kit/id"
+	sum=$(tree_sum "$d")
+	kp_run unapply "$d"
+	expect_rc 4 "unapply of a state without the kit's identity record"
+	expect_sum "$d" "$sum" "a state without identity refused"
+}
+
+# issue 55: an edit between a kill and the recovery, at every kill point
+# of apply and of unapply: a line appended to a file the series touches
+# (mm/ksm.c, mm/khugepaged.c, or mm/new.c, which it creates), then the
+# next command (apply or unapply, in turn, without FORCE=1).  The edit
+# survives it, or the command refuses with 4 naming that file.
+test_edit_after_a_kill_at_every_point() {
+	local d=$T/kp-edits sum points p cmd next f n=0 refused=0 line
+	local files=(mm/ksm.c mm/khugepaged.c mm/new.c)
+	sum=$(kp_setup "$d" "$T/kp-ref-edits")
+	points=$(kp_points apply "$d" | sed 's/^/apply /')
+	points+=$'\n'$(kp_points unapply "$d" | sed 's/^/unapply /')
+	while read -r cmd p; do
+		f=${files[n % 3]}
+		next=$([ $((n / 3 % 2)) -eq 0 ] && echo apply || echo unapply)
+		n=$((n + 1))
+		rm -rf "$d"; cp -a "$T/kp-ref-edits" "$d"
+		if [ "$cmd" = unapply ]; then
+			kp_run apply --topics alpha,beta "$d"
+			expect_rc 0 "apply before the kill of unapply at $p"
+		fi
+		if [ "$cmd" = apply ]; then
+			MMBK_FAULT=$p kp_run apply --topics alpha,beta "$d"
+		else
+			MMBK_FAULT=$p kp_run unapply "$d"
+		fi
+		[ "$RC" -eq 137 ] || fail "$cmd killed at $p: exit $RC" "$OUT"
+		line="int edit_$n;"
+		printf '%s\n' "$line" >> "$d/$f"
+		if [ "$next" = apply ]; then kp_run apply --topics alpha,beta "$d"; else kp_run unapply "$d"; fi
+		grep -qxF "$line" "$d/$f" || fail "$cmd killed at $p, $f edited, then $next: exit $RC and the edit is gone" "$OUT"
+		case $RC in
+		0|2|3) ;;
+		4) expect_out "$f (changed after|has local changes|is its original)" "$cmd killed at $p, $f edited, then $next refused: names $f"
+		   refused=$((refused + 1)) ;;
+		*) fail "$cmd killed at $p, $f edited, then $next: exit $RC" "$OUT" ;;
+		esac
+	done <<< "$points"
+	echo "# $n kills with an edit after them: $refused refused naming the file, $((n - refused)) with the edit kept"
+}
