@@ -194,29 +194,15 @@ apply_local_change() {
 # change.  A tree of another version (or a branch without the file) is not
 # judged: unknown.
 apply_plain_local_change() {
-	local sums=$DATA_DIR/backports/$BRANCH/touched.sums line ver='' f paths=()
-	local -A want=() have=()
-	[ -f "$sums" ] || return 0
-	while IFS= read -r line || [ -n "$line" ]; do
-		case $line in
-		'# version '*) ver=${line#'# version '}; ver=${ver%%[[:space:]]*} ;;
-		'#'*|'') ;;
-		# "<64 hex>  <path>" (or " *<path>", sha256sum's binary mark)
-		*) want[${line:66}]=${line:0:64} ;;
-		esac
-	done < "$sums"
-	[ -n "$ver" ] && [ "$ver" = "$(kernel_version "$TREE")" ] || return 0
+	local sums=$DATA_DIR/backports/$BRANCH/touched.sums f ver there=()
+	ver=$(sums_version "$sums")
+	{ [ -n "$ver" ] && [ "$ver" = "$(kernel_version "$TREE")" ]; } || return 0
 	for f in "$@"; do
-		[ -z "${want[$f]:-}" ] || [ ! -f "$TREE/$f" ] || paths+=("$TREE/$f")
+		[ ! -f "$TREE/$f" ] || there+=("$f")
 	done
-	[ ${#paths[@]} -gt 0 ] || return 0
-	file_digests have "${paths[@]}"
-	for f in "$@"; do
-		if [ -n "${want[$f]:-}" ] && [ -f "$TREE/$f" ] && [ "${have[$TREE/$f]:-}" != "${want[$f]}" ]; then
-			printf '%s\n' "$f"
-			return 0
-		fi
-	done
+	[ ${#there[@]} -gt 0 ] || return 0
+	f=$(sums_differing "$sums" "$TREE" "${there[@]}")
+	[ -z "$f" ] || printf '%s\n' "${f%%$'\n'*}"
 }
 
 # apply_file_problem PATCHDIR PATCHES FILE -> why the series cannot change

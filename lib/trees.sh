@@ -108,27 +108,25 @@ sums_version() {
 
 # sums_differing SUMS TREE [FILE...] -> the files of SUMS (only FILE... when
 # given) whose content in TREE is not the one SUMS records, or that TREE
-# lacks; one sha256sum for them all.  Status 1 without SUMS.
+# lacks, in SUMS's order; one sha256sum for them all (file_digests).
+# Status 1 without SUMS.
 sums_differing() {
-	local sums=$1 tree=$2 line f sum path got='' want=() files=()
+	local sums=$1 tree=$2 line f want=() paths=()
 	local -A digest=() only=()
 	[ -f "$sums" ] || return 1
 	shift 2
 	for f in "$@"; do only[$f]=1; done
-	while IFS= read -r line; do
+	while IFS= read -r line || [ -n "$line" ]; do
 		case $line in '#'*|'') continue ;; esac
-		f=${line#*  }
+		# "<64 hex>  <path>" (or " *<path>", sha256sum's binary mark)
+		f=${line:66}
 		[ $# -eq 0 ] || [ -n "${only[$f]:-}" ] || continue
-		want+=("${line%%  *}" "$f")
-		[ ! -f "$tree/$f" ] || files+=("$f")
+		want+=("${line:0:64}" "$f")
+		[ ! -f "$tree/$f" ] || paths+=("$tree/$f")
 	done < "$sums"
-	[ ${#files[@]} -eq 0 ] || got=$(cd "$tree" && sha256sum -- "${files[@]}") ||
-		die "cannot read the files of $tree that the series touches"
-	while read -r sum path; do
-		[ -z "$path" ] || digest[$path]=$sum
-	done <<< "$got"
+	file_digests digest ${paths[@]+"${paths[@]}"}
 	while [ ${#want[@]} -gt 0 ]; do
-		[ "${digest[${want[1]}]:-}" = "${want[0]}" ] || printf '%s\n' "${want[1]}"
+		[ "${digest[$tree/${want[1]}]:-}" = "${want[0]}" ] || printf '%s\n' "${want[1]}"
 		want=("${want[@]:2}")
 	done
 }
