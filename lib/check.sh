@@ -338,7 +338,7 @@ check_run() (
 	check_rt
 	check_proof
 	read -r _ failed _ < <(kit_py results count "$CK_RECORDS")
-	kit_py results junit -o "$CK_LOGDIR/junit.xml" --kunit-dir "$(kunit_dir)" "$CK_NAME.check=$CK_RECORDS" ||
+	kit_py results junit -o "$CK_LOGDIR/junit.xml" "$CK_NAME.check=$CK_RECORDS" ||
 		warn "$CK_LOGDIR/junit.xml not written"
 	kit_py results ktap "$CK_RECORDS" \
 		--title "check: Linux $(kernel_version "$CK_TREE") ($CK_BRANCH, $(kb_describe)) in $CK_TREE" \

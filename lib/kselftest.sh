@@ -439,7 +439,7 @@ ksft_run() (
 	fi
 	kit_py results ktap "$dir/records.tsv" --title "selftests $name ($(kb_describe))" \
 		--summary "selftests $name" > "$dir/selftests.ktap"
-	kit_py results junit -o "$dir/junit.xml" --kunit-dir "$(kunit_dir)" "selftests-$name=$dir/records.tsv"
+	kit_py results junit -o "$dir/junit.xml" "selftests-$name=$dir/records.tsv"
 	kit_py results json -o "$dir/results.json" "$dir/records.tsv"
 	{
 		printf '\n## Times\n\n'

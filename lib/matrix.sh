@@ -315,7 +315,7 @@ matrix_run() (
 	done
 	kit_py results markdown -o "$OUT_DIR/matrix.md" --branches "${branches[*]}" \
 		"${files[@]}" "$OUT_DIR"/results/*.steps.tsv || matrix_writer_failed out/matrix.md
-	kit_py results junit -o "$OUT_DIR/junit.xml" --kunit-dir "$(kunit_dir)" "${args[@]}" ||
+	kit_py results junit -o "$OUT_DIR/junit.xml" "${args[@]}" ||
 		matrix_writer_failed out/junit.xml
 	kit_py results json -o "$OUT_DIR/results.json" "${files[@]}" "$OUT_DIR"/results/*.steps.tsv ||
 		matrix_writer_failed out/results.json
