@@ -392,7 +392,8 @@ def write_expect(path, branch, arch, observed):
                 '# by every make selftests; a case not listed passes, or skips, on both.\n',
                 '# Columns (TAB separated): branch target case without with why (target:\n',
                 '# the build target and profile, x86_64, arm64, x86_64-rt, x86_64-llvm)\n']
-    keep += [f'{branch}\t{arch}\t{n}\t{u}\t{p}\t{why}\n' for n, (u, p, why) in observed.items()]
+    keep += [f'{branch}\t{arch}\t{n}\t{u}\t{p}\t{" ".join(results.clean(why).split())}\n'
+             for n, (u, p, why) in observed.items()]
     results.atomic_write(path, ''.join(keep))
 
 
@@ -437,9 +438,10 @@ def main(argv):
     if a.regressed:
         results.atomic_write(a.regressed, ''.join(f'{p}\n' for p in sorted({prog_of(n) for n, _, _ in regress})))
     if a.markdown:
-        results.atomic_write(a.markdown, '\n'.join(markdown(a.branch, a.arch, recs, regress, pre, fixed,
-                                                             mismatch, notrun, have if a.expect else None,
-                                                             not (a.no_judge or unjudgeable), flakes)) + '\n')
+        # the report quotes guest output: made safe as the records' text is
+        results.atomic_write(a.markdown, '\n'.join(results.clean(l) for l in markdown(
+            a.branch, a.arch, recs, regress, pre, fixed, mismatch, notrun, have if a.expect else None,
+            not (a.no_judge or unjudgeable), flakes)) + '\n')
     if a.write_expect:
         if unpatched is None:
             raise Error('--write-expect needs --unpatched', 'the table says what a case does without the series')

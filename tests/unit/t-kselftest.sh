@@ -359,3 +359,27 @@ test_ksft_real_broken_0002_is_a_regression() {
 	[ "$(status 'khugepaged/collapse_max_ptes_shared (khugepaged:anon): Maybe collapse with max_ptes_shared exceeded')" = pass ] ||
 		fail "the max_ptes_shared case with the series as carried" "$(cut -f4,5 "$T/j.tsv")"
 }
+
+# what the guest printed (khugepaged's "ESC[31mFail ESC[0m", in the
+# regression's and the pre-existing failures' text) reaches no report as
+# a control character: the records, selftests.md, the KTAP (read by the
+# kernel's parser) and the JUnit (valid against the schema) of a judged
+# run with a regression
+test_ksft_reports_hold_no_guest_escapes() {
+	need_kunit_parser
+	local f bad
+	judge --patched "$LOGS/broken-0002.patched.log" --unpatched "$LOGS/unpatched.log"
+	expect_rc 1 "the broken 0002"
+	grep -qP '\x1b' "$LOGS/broken-0002.patched.log" || fail "the fixture has no escape sequence to test with"
+	kit_py results ktap "$T/j.tsv" --title selftests > "$T/j.ktap"
+	run_kit kit_py ktap count --kunit-dir "$KUNIT_DIR" "$T/j.ktap"
+	expect_rc 0 "kunit_parser on the selftests' KTAP"
+	run_kit kit_py results junit -o "$T/j.xml" selftests-6.12-x86_64="$T/j.tsv"
+	expect_rc 0 "results junit of the selftests' records"
+	run_kit xmllint --noout --schema "$KIT_DIR/tests/junit/junit-10.xsd" "$T/j.xml"
+	expect_rc 0 "xmllint --schema of the selftests' JUnit"
+	for f in "$T/j.md" "$T/j.ktap" "$T/j.xml"; do
+		bad=$(grep -naP '[\x00-\x08\x0b-\x1f\x7f]' "$f" | head -3 | cat -v || true)
+		[ -z "$bad" ] || fail "${f##*/} holds control characters" "$bad"
+	done
+}
