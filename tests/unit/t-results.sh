@@ -182,6 +182,25 @@ test_junit_needs_no_kernel_tree() {
 	! grep -q -- '--kunit-dir' <<< "$OUT" || fail "results junit still takes --kunit-dir" "$OUT"
 	bad=$(grep -n 'results junit.*kunit' "$KIT_DIR"/lib/*.sh "$KIT_DIR"/bin/* || true)
 	[ -z "$bad" ] || fail "a module looks for the kernel's parser to write JUnit" "$bad"
+	# make (bin/demo) and every module it loads, transitively (kit_use
+	# lines): none looks for the kernel's parser, which a fresh machine
+	# does not have before make tree BRANCH=7.2
+	bad=$(demo_modules | while read -r m; do grep -Hn 'kunit_dir' "$KIT_DIR/lib/$m.sh" | grep -v '^[^:]*:[0-9]*:\(#\|kunit_dir()\)'; done || true)
+	[ -n "$(demo_modules)" ] || fail "no modules found for bin/demo"
+	[ -z "$bad" ] || fail "make (bin/demo) would look for the kernel's KTAP parser" "$bad"
+}
+
+# demo_modules -> the modules bin/demo loads, and the modules they load
+demo_modules() {
+	local todo seen=' ' m
+	todo=$(sed -n 's/^kit_use //p' "$KIT_DIR/bin/demo")
+	while [ -n "${todo// /}" ]; do
+		read -r m todo <<< "$todo"
+		[[ $seen == *" $m "* ]] && continue
+		seen="$seen$m "
+		echo "$m"
+		todo="$todo $(grep -o 'kit_use [a-z -]*' "$KIT_DIR/lib/$m.sh" | sed 's/^kit_use //' | tr '\n' ' ')"
+	done
 }
 
 # json_records JSON -> the records of a results json document, written
