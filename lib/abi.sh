@@ -133,7 +133,7 @@ abi_stage() {
 	: > "$WORK/applied"
 	if [ -n "$topics" ]; then
 		kit_try request_call TREE="$WORK/linux" BRANCH="$ABI_BRANCH" TOPICS="$topics" SERIES_PROFILE="$profile" \
-			RECORDS="$WORK/applied" -- apply_run apply > "$WORK/apply.log" 2>&1
+			RECORDS="$WORK/applied" -- apply_run > "$WORK/apply.log" 2>&1
 		rc=$KIT_RC
 		# nothing to do, partial: some topics did not land (recorded per topic)
 		case $rc in

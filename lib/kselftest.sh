@@ -338,7 +338,7 @@ ksft_kdir_trees() {
 	copy=$base/patched/linux
 	progress "selftests: the patched kernel is a copy of $kdir with the $branch series applied: $copy"
 	link_copy "$kdir" "$copy" clean
-	kit_try request_call TREE="$copy" BRANCH="$branch" RECORDS="$copy.records" -- apply_run apply >&2
+	kit_try request_call TREE="$copy" BRANCH="$branch" RECORDS="$copy.records" -- apply_run >&2
 	case $KIT_RC in
 	0) ;;
 	"$EXIT_NOTHING") die "nothing of the $branch series is missing from $kdir (upstream, or applied without the kit): there is no kernel without it to compare; point KDIR= at a tree without the series, or apply it with make apply KDIR=" ;;

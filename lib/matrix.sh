@@ -8,7 +8,7 @@
 # With the boots, the tree's own selftests (kselftest.sh) run on the kernel
 # of the branch's first patched boot, judged against the committed
 # expectations; with --full on every patched boot's kernel, against the
-# kernel without the series (matrix_selftest_runs).
+# kernel without the series (matrix_ksft_runs).
 #
 # Every step writes result records (results.sh) to out/results/; from them
 # the one writer of each format makes out/ktap/<branch>-<step>.ktap,
@@ -163,14 +163,14 @@ matrix_boots() {
 	done
 }
 
-# matrix_selftest_runs BOOTS FULL -> "STEP PROFILE TARGET ONLY" of each run
+# matrix_ksft_runs BOOTS FULL -> "STEP PROFILE TARGET ONLY" of each run
 # of the tree's own selftests (kselftest.sh) on a branch whose boots are
 # BOOTS (matrix_boots): on the kernel of its first patched boot, judged
 # against the committed expectations (ONLY patched); with FULL on the
 # kernel of every patched boot, against the kernel without the series
 # (ONLY -: both kernels).  STEP: the boot's, "boot-patched" replaced by
 # "selftests" (selftests, selftests-arm64, selftests-rt).
-matrix_selftest_runs() {
+matrix_ksft_runs() {
 	local s v p target
 	while read -r s v p target; do
 		[ "$v" = patched ] || continue
@@ -231,7 +231,7 @@ matrix_branch() {
 	# the boots: their names take the build target's tag (from the tree)
 	# and, with FULL, the topics the tree carries
 	boots=$([ "$boot" = 0 ] || matrix_boots "$b" "$full")
-	ksft=$([ -z "$boots" ] || matrix_selftest_runs "$boots" "$full")
+	ksft=$([ -z "$boots" ] || matrix_ksft_runs "$boots" "$full")
 	# shellcheck disable=SC2046  # one step name a word
 	[ -z "$boots" ] || step_plan "$OUT_DIR/status/plan.tsv" "$b" $(cut -d' ' -f1 <<< "$boots") \
 		$([ -z "$ksft" ] || cut -d' ' -f1 <<< "$ksft")

@@ -2,14 +2,14 @@
 # shellcheck shell=bash
 # unapply.sh - make unapply: take the kit's series out of a tree again,
 # restoring every file the apply changed from the kit's state (state.sh),
-# in the frame of apply.sh's apply_run (locks, recovery).  Exit codes: 0
+# in the frame of apply.sh's apply_frame (locks, recovery).  Exit codes: 0
 # done, 2 not applied, 4 refused (a file changed since the apply, without
 # FORCE=1).
 kit_use tables trees state apply
 
-# unapply_run: make unapply of the request's tree (apply.sh apply_run)
+# unapply_run: make unapply of the request's tree (apply.sh apply_frame)
 unapply_run() {
-	apply_run unapply
+	apply_frame unapply
 }
 
 unapply_body() {

@@ -65,7 +65,7 @@ worktree_patched() {
 	pristine_verify "$branch"
 	scratch_copy "$branch" "$dir"
 	kit_try request_call TREE="$dir" BRANCH="$branch" TOPICS="$topics" STRICT=1 SERIES_PROFILE="$profile" \
-		FORCE=0 RECORDS="$dir.records" -- apply_run apply >&2
+		FORCE=0 RECORDS="$dir.records" -- apply_run >&2
 	[ "$KIT_RC" -eq 0 ] || [ "$KIT_RC" -eq "$EXIT_NOTHING" ] ||
 		die "the $branch series does not apply to the kit's own $branch tree ($dir); run 'make regen BRANCH=$branch REGEN_CHECK=1' and check backports/$branch"
 	[ -f "$dir.records" ] || : > "$dir.records"

@@ -52,7 +52,6 @@ TAP = re.compile(r'^(not )?ok (\d+)(?: -)? ?(.*?)(?:\s*#\s*(SKIP|XFAIL|TODO)\b\s
 ANSI_RESULT = re.compile(r'^(.*?)\s*\x1b\[3([123])m(\w[^\x1b]*)\x1b\[0m\s*$')
 RUN_TEST = re.compile(r'^Run test: (.*)$')
 TAP_RUN = re.compile(r'^# \[RUN\] (.*)$')
-EXPECT_COLUMNS = ('branch', 'arch', 'case', 'without', 'with')
 RESULTS = ('pass', 'fail', 'skip')
 
 

@@ -300,16 +300,16 @@ test_ksft_patched_alone_needs_the_table() {
 test_ksft_matrix_runs() {
 	local boots runs
 	boots=$'boot-patched-arm64 patched test arm64\nboot-without-khugepaged-ro-collapse-arm64 without-khugepaged-ro-collapse test arm64'
-	runs=$(in_kit matrix matrix_selftest_runs "$boots" 0)
+	runs=$(in_kit matrix matrix_ksft_runs "$boots" 0)
 	[ "$runs" = "selftests-arm64 test arm64 patched" ] || fail "make test's run on 6.12's arm64 boot" "$runs"
-	runs=$(in_kit matrix matrix_selftest_runs $'boot-without-x without-x test -\nboot-patched-rt patched rt -' 0)
+	runs=$(in_kit matrix matrix_ksft_runs $'boot-without-x without-x test -\nboot-patched-rt patched rt -' 0)
 	[ "$runs" = "selftests-rt rt - patched" ] || fail "the first patched boot is the PREEMPT_RT one" "$runs"
-	runs=$(in_kit matrix matrix_selftest_runs $'boot-patched patched test -\nboot-patched-kabi patched-kabi test -\nboot-patched-arm64 patched test arm64' 0)
+	runs=$(in_kit matrix matrix_ksft_runs $'boot-patched patched test -\nboot-patched-kabi patched-kabi test -\nboot-patched-arm64 patched test arm64' 0)
 	[ "$runs" = "selftests test - patched" ] || fail "make test runs the programs once per branch, on its first patched boot" "$runs"
-	runs=$(in_kit matrix matrix_selftest_runs $'boot-unpatched unpatched test -\nboot-without-x without-x test -' 0)
+	runs=$(in_kit matrix matrix_ksft_runs $'boot-unpatched unpatched test -\nboot-without-x without-x test -' 0)
 	[ -z "$runs" ] || fail "a run without a patched boot" "$runs"
 	boots=$'boot-patched patched test -\nboot-unpatched unpatched test -\nboot-patched-arm64 patched test arm64\nboot-patched-llvm patched test llvm'
-	runs=$(in_kit matrix matrix_selftest_runs "$boots" 1)
+	runs=$(in_kit matrix matrix_ksft_runs "$boots" 1)
 	[ "$runs" = $'selftests test - -\nselftests-arm64 test arm64 -\nselftests-llvm test llvm -' ] ||
 		fail "FULL=1: both kernels on every patched boot's target" "$runs"
 }

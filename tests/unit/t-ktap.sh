@@ -162,7 +162,7 @@ test_judged_documents_parse() {
 }
 
 # what the kit wrote in out/ (a matrix, boot or test run), where present:
-# make test's last step (selftest.sh "outputs")
+# make test's last step (test.sh "outputs")
 test_kit_outputs_parse() {
 	need_kunit_parser
 	local f n=0

@@ -204,3 +204,56 @@ test_every_make_option_is_in_the_table() {
 	bad=$(missing_options "$k")
 	[ "$bad" = "make's bench passes --kconfig" ] || fail "a Makefile option missing from the table was not caught" "$bad"
 }
+
+# entry_points_off_name KITDIR: one line per command of KITDIR/bin whose
+# entry point (the last FUNC_run it calls) is not defined in the module
+# named after the command (lib/<command>.sh), but for the commands whose
+# module has another name, each with why; a command that runs no *_run
+# (tree, ci-templates) is left out
+entry_points_off_name() {
+	local f cmd fn def want
+	for f in "$1"/bin/*; do
+		cmd=${f##*/}
+		fn=$(grep -v '^[[:space:]]*#' "$f" | grep -oE '\b[a-z_]+_run\b' | tail -n1 || true)
+		[ -n "$fn" ] || continue
+		case $cmd in
+		selftests) want=kselftest ;;	# the kernel's kselftests: ksft_, mmbk/kselftest.py
+		demo) want=check ;;		# make: tree, apply, then make check's entry point
+		*) want=$cmd ;;
+		esac
+		def=$(grep -lE "^$fn\(\)" "$1"/lib/*.sh || true)
+		[ "$def" = "$1/lib/$want.sh" ] || echo "bin/$cmd runs $fn from ${def:-nowhere}, not lib/$want.sh"
+	done
+}
+
+# each command's entry point is in the module named after it (make test's
+# in lib/test.sh: it was lib/selftest.sh, a name one letter from make
+# selftests' kselftest.sh), and make unapply and make status run in
+# apply.sh's apply_frame, not in make apply's entry point; a command moved
+# to a module of another name is named
+test_entry_points_are_named_after_their_command() {
+	local bad k=$T/names-kit
+	bad=$(entry_points_off_name "$KIT_DIR")
+	[ -z "$bad" ] || fail "entry points off their command's name" "$bad"
+	bad=$(grep -nE '^[^#]*\bapply_run [a-z]' "$KIT_DIR"/lib/*.sh "$KIT_DIR"/bin/* || true)
+	[ -z "$bad" ] || fail "apply_run called as a frame of another command" "$bad"
+	mkdir -p "$k/bin" "$k/lib"
+	cp "$KIT_DIR/bin/test" "$KIT_DIR/bin/check" "$k/bin/"
+	cp "$KIT_DIR/lib/check.sh" "$k/lib/"
+	cp "$KIT_DIR/lib/test.sh" "$k/lib/selftest.sh"
+	bad=$(entry_points_off_name "$k")
+	[ "$bad" = "bin/test runs tests_run from $k/lib/selftest.sh, not lib/test.sh" ] ||
+		fail "the check does not name make test's entry point in lib/selftest.sh" "$bad"
+}
+
+# every module-level constant of mmbk/ is read somewhere (kselftest.py's
+# EXPECT_COLUMNS named columns the table does not have, and nothing read it)
+test_no_dead_python_constants() {
+	local f c bad=''
+	for f in "$KIT_DIR"/mmbk/*.py; do
+		while read -r c; do
+			[ -z "$c" ] || [ "$(cat "$KIT_DIR"/mmbk/*.py | grep -cw -- "$c")" -gt 1 ] || bad="$bad ${f##*/}:$c"
+		done < <(sed -nE 's/^([A-Z][A-Z0-9_]+) ?=.*/\1/p' "$f")
+	done
+	[ -z "$bad" ] || fail "constants nothing reads:$bad"
+}
