@@ -620,6 +620,9 @@ def read_plan(path):
         fields = line.split('\t')
         if len(fields) != 2 or not all(fields):
             raise Error(f"{path}:{n}: '{line}' is not BRANCH<TAB>STEP", 'write the plan with lib/steps.sh step_plan')
+        if step_kind(fields[1]) is None:
+            raise Error(f"{path}:{n}: the planned step '{fields[1]}' is of no step kind the writers know",
+                        'use a step of: ' + ' '.join(k for k, _ in STEP_KINDS) + ' (mmbk/results.py STEP_KINDS)')
         if tuple(fields) not in out:
             out.append(tuple(fields))
     return out

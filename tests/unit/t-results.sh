@@ -304,6 +304,9 @@ test_expect_names_missing_steps() {
 	grep -q '^case	check	7\.2	check	error	.*left no record' "$T/missing.tsv" || fail "no error record of 7.2 check" "$(cat "$T/missing.tsv")"
 	out=$(results expect --plan "$T/plan.tsv" -o "$T/missing.tsv")
 	[ "$(printf '%s\n' "$out" | paste -sd,)" = "6.1 tree,6.1 apply,7.2 check" ] || fail "without records every step is missing: $out"
+	printf '6.1\tfrobnicate\n' > "$T/badplan.tsv"
+	run_kit results expect --plan "$T/badplan.tsv" -o "$T/missing.tsv"
+	expect_one_line_error "badplan.tsv:1: the planned step 'frobnicate' is of no step kind the writers know"
 	printf '6.1 tree\n' > "$T/badplan.tsv"
 	out=$(results expect --plan "$T/badplan.tsv" -o "$T/missing.tsv" 2>&1) || rc=$?
 	{ [ "$rc" -ne 0 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && grep -q "is not BRANCH<TAB>STEP" <<< "$out"; } ||
