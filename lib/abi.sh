@@ -204,6 +204,7 @@ abi_run() (
 	lock_tree "$WORK"
 	[ "$ABI_KDIR" = 0 ] || lock_tree "$SRC" shared
 	: > "$WORK/results.tsv"
+	request_hand_back "$WORK/results.tsv"
 	for profile in $profiles; do
 		kit_try abi_run_profile "$profile"
 		if [ "$KIT_RC" != 0 ] && ! grep -q "^case	[^	]*	[^	]*	$profile/" "$WORK/results.tsv"; then

@@ -302,6 +302,7 @@ check_run() (
 	mkdir -p "$CK_LOGDIR"
 	CK_RECORDS=$CK_LOGDIR/results.tsv
 	: > "$CK_RECORDS"
+	request_hand_back "$CK_RECORDS"
 	check_checkpatch
 	# the sources: the kit's own trees as they are (never written; their
 	# build dirs are shared with make boot), any other tree through a

@@ -258,7 +258,7 @@ ksft_key() {
 ksft_variant() {
 	local branch=$1 variant=$2 profile=$3 built=$4 out=$5 src=${6:-} image obj run sum key cached t0
 	image=$(request_call BRANCH="$branch" ${src:+KDIR="$src" TREE="$src"} VARIANT="$variant" \
-		BUILD_PROFILE="$profile" BUILD_ONLY=1 OUT="$OUT_DIR" -- boot_run | tail -n1)
+		BUILD_PROFILE="$profile" BUILD_ONLY=1 OUT="$OUT_DIR" RECORDS_AT= -- boot_run | tail -n1)
 	obj=${image%/"$KB_IMAGE"}
 	run=$out/$variant
 	rm -rf "$run"
@@ -401,6 +401,7 @@ ksft_run() (
 	dir=$out/selftests/$name-$(ksft_key "$profile")
 	rm -rf "$dir"
 	mkdir -p "$dir"
+	request_hand_back "$dir/records.tsv"
 	t0=$(date +%s)
 	built=$(ksft_build "$ptree" "$pbranch")
 	tb=$(( $(date +%s) - t0 ))

@@ -60,7 +60,8 @@ worktree_patched() {
 	[ -z "$fresh" ] || rm -f "$dir.stamp"
 	worktree_current "$dir" "$s" && return 0
 	progress "worktree: $branch $variant copy (series $s)"
-	rm -f "$dir.stamp"
+	# no stamp and no records of an earlier copy while this one is made
+	rm -f "$dir.stamp" "$dir.records"
 	# the kit's copies are built and judged: the cache's content first
 	pristine_verify "$branch"
 	scratch_copy "$branch" "$dir"

@@ -257,3 +257,19 @@ test_no_dead_python_constants() {
 	done
 	[ -z "$bad" ] || fail "constants nothing reads:$bad"
 }
+
+# stages hand back their records (request.sh request_hand_back): the
+# matrix computes no other module's output path (it did in four places:
+# out/check/<name>/results.tsv, out/boot/<tag>.tsv, the selftests'
+# records.tsv and the abi stage's results.tsv), and every entry point it
+# runs as a step hands its records back
+test_matrix_computes_no_other_modules_path() {
+	local bad m
+	bad=$(grep -nE 'OUT_DIR/(check|boot|selftests|abi)/|CACHE_DIR/abi|records\.tsv|results\.tsv' "$KIT_DIR/lib/matrix.sh" |
+		grep -v '^[0-9]*:[[:space:]]*#' || true)
+	[ -z "$bad" ] || fail "lib/matrix.sh computes another module's output path" "$bad"
+	for m in check boot kselftest abi; do
+		grep -q 'request_hand_back ' "$KIT_DIR/lib/$m.sh" || bad="$bad $m.sh"
+	done
+	[ -z "$bad" ] || fail "entry points that do not hand back their records:$bad"
+}

@@ -37,11 +37,13 @@ stub_kit() {
 	matrix_fetch() ( : )
 	worktree_records() { echo "$OUT_DIR/status/$1-stub-apply.tsv"; }
 	matrix_apply() (
+		request_hand_back "$OUT_DIR/status/$1-stub-apply.tsv"
 		result "$OUT_DIR/status/$1-stub-apply.tsv" case apply "$1" stub pass
 		echo "$OUT_DIR/stub-tree" > "$OUT_DIR/status/$1.tree"
 	)
 	matrix_check() (
 		mkdir -p "$OUT_DIR/check/$1"
+		request_hand_back "$OUT_DIR/check/$1/results.tsv"
 		result "$OUT_DIR/check/$1/results.tsv" case check "$1" stub pass
 	)
 	eval "$(declare -f matrix_branch | sed '1s/^matrix_branch/matrix_branch_real/')"
@@ -118,4 +120,38 @@ test_failing_outputs_check_fails() {
 	expect_rc 1 "make test whose outputs check fails"
 	expect_out '^\[[0-9:]+\] test: outputs: [0-9]+ passed, 1 failed' "the outputs step's failure on the console"
 	expect_out '^[0-9]+ passed, 1 failed, 0 skipped$' "the last line counts it"
+}
+
+# a step's records are where its entry point says they are: the matrix
+# reads the file a step hands back (request.sh request_hand_back), not a
+# path of its own making; a check step that writes its failing record to
+# a place of its own choosing is one failure of make test, named by the
+# matrix's progress line, and a step that hands back nothing is an error
+test_matrix_reads_the_records_a_step_hands_back() {
+	local k
+	k=$(stub_kit kit-test-handback)
+	cat >> "$k/lib/matrix.sh" <<-'STUB'
+	matrix_check() (
+		mkdir -p "$OUT_DIR/somewhere-else"
+		request_hand_back "$OUT_DIR/somewhere-else/$1.tsv"
+		: > "$OUT_DIR/somewhere-else/$1.tsv"
+		[ "$1/$3" != 6.1/ ] || result "$OUT_DIR/somewhere-else/$1.tsv" case check "$1" stub fail - - "why it failed"
+		[ "$1/$3" = 6.1/ ] || result "$OUT_DIR/somewhere-else/$1.tsv" case check "$1" stub pass
+	)
+	STUB
+	stub_test "$k"
+	expect_rc 1 "make test with a failing check on 6.1"
+	expect_out '^\[[0-9:]+\] matrix: 6\.1 check: 0 passed, 1 failed, 0 skipped' "the handed-back failure is 6.1's check"
+	expect_out '^[0-9]+ passed, 1 failed, 0 skipped$' "the last line counts it once"
+	grep -q '^- 6\.1 check: stub: why it failed$' "$k/out/matrix.md" || fail "the failure is not in out/matrix.md" "$(cat "$k/out/matrix.md")"
+	# the check writes its records but hands back nothing: no record is
+	# taken from where it wrote, and each check step is an error
+	# shellcheck disable=SC2016  # the stub's own text
+	sed -i 's|^request_hand_back "$OUT_DIR/somewhere-else/$1.tsv"$|:|' "$k/lib/matrix.sh"
+	# shellcheck disable=SC2016  # the stub's own text
+	! grep -qF 'request_hand_back "$OUT_DIR/somewhere-else' "$k/lib/matrix.sh" || fail "test setup: the hand-back was not removed"
+	stub_test "$k"
+	[ "$RC" -ne 0 ] || fail "make test exit 0 with check steps that hand back nothing" "$OUT"
+	expect_out '^\[[0-9:]+\] matrix: 6\.1 check: 0 passed, 1 failed, 0 skipped' "a step that hands back nothing is one failure"
+	expect_out 'check ended without handing back its records' "the step that handed back nothing is named"
 }
