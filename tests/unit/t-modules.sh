@@ -177,7 +177,7 @@ test_the_markdown_reads_the_version_not_the_text() {
 test_every_make_option_is_in_the_table() {
 	local vars t line cmd opt bad='' k=$T/options-kit
 	vars=(KDIR=x BRANCH=6.1 ARCH=arm64 LLVM=1 KCONFIG=k TOPICS=t PROFILE=kabi STRICT=1 FORCE=1
-		VERIFY=strict BOOT=1 FULL=1 RT=1 SAVE=1 ONLY=patched JUDGE=l FORMAT=mbox MODE=org M=mm
+		VERIFY=strict BOOT=1 FULL=1 RT=1 SAVE=1 ONLY=patched JUDGE=l FORMAT=mbox MODE=org M=mm PATCHED=0
 		COCCI=c.cocci REGEN_CHECK=1 RESUME=1 ROUNDS=2 SCAN_MODES=fast BRANCHES=6.1 VARIANT=patched)
 	missing_options() {
 		for t in demo tree apply unapply status check matrix regen boot selftests abi export \
@@ -272,4 +272,31 @@ test_matrix_computes_no_other_modules_path() {
 		grep -q 'request_hand_back ' "$KIT_DIR/lib/$m.sh" || bad="$bad $m.sh"
 	done
 	[ -z "$bad" ] || fail "entry points that do not hand back their records:$bad"
+}
+
+# the Makefile maps make variables onto options and nothing else: no
+# default of its own (?=) and no variable derived from others (make boot's
+# kernel came from PATCHED= and PROFILE= in a VARIANT_ of the Makefile);
+# the request derives it once, where it is parsed (request.sh
+# request_variant), and rejects a PATCHED= it does not know
+test_makefile_maps_variables_only() {
+	local bad v
+	bad=$(grep -nE '^[A-Za-z_]+[[:space:]]*\?=' "$KIT_DIR/Makefile" || true)
+	[ -z "$bad" ] || fail "defaults in the Makefile (tables/options.table and the request hold them)" "$bad"
+	bad=$(grep -nE '^[A-Za-z_]+[[:space:]]*:?=' "$KIT_DIR/Makefile" | grep -vE '^[0-9]+:(SHELL|B|given|opt|flag|FROM|TREE|TARGET|APPLY|OK2)[[:space:]]' || true)
+	[ -z "$bad" ] || fail "variables the Makefile derives beyond its option helpers" "$bad"
+	kit_use request
+	for v in "--patched 0=unpatched" "--patched no=unpatched" "--patched 1=patched" "=patched" \
+		"--series-profile kabi=patched-kabi" "--patched 0 --series-profile kabi=unpatched" \
+		"--patched 0 --variant without-ksm-break-ksm=without-ksm-break-ksm"; do
+		# shellcheck disable=SC2086  # the options of one case
+		( request_parse boot ${v%=*} && [ "$REQ_VARIANT" = "${v#*=}" ] ) ||
+			fail "bin/boot ${v%=*}: the variant is not ${v#*=}"
+	done
+	# shellcheck disable=SC2016  # expanded by the inner bash
+	run_kit bash -c '. "$1/lib/kit.sh"; kit_use request; request_parse boot --patched maybe' - "$KIT_DIR"
+	expect_one_line_error "PATCHED=maybe: use PATCHED=1 or PATCHED=0"
+	run_kit make -s -n -C "$KIT_DIR" boot BRANCH=6.12 PATCHED=0 PROFILE=kabi
+	expect_out '--patched "0"' "make boot does not pass PATCHED= as it is"
+	expect_out '--series-profile "kabi"' "make boot does not pass PROFILE= as it is"
 }
