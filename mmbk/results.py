@@ -491,9 +491,10 @@ def suite_element(suite, cases):
 
 def junit_document(suites, name):
     """<testsuites> of [(suite name, records)]: one <testsuite> each."""
-    root = ET.Element('testsuites', {'name': name})
+    root = ET.Element('testsuites', {'name': clean(name)})
     totals = {'tests': 0, 'failures': 0, 'errors': 0}
     for suite, records in suites:
+        suite = clean(suite)      # a tree's name (a user's directory) is in it
         cases = junit_cases(tree(records), suite)
         el = suite_element(suite, cases)
         el.set('tests', str(len(cases)))

@@ -371,7 +371,7 @@ test_hostile_text_is_safe_in_every_output() {
 	run_kit kit_py ktap count --kunit-dir "$KUNIT_DIR" "$T/h.ktap"
 	expect_rc 0 "kunit_parser on the KTAP of hostile records"
 	[ "$OUT" = "$counts" ] || fail "kunit_parser counts '$OUT' in the KTAP of hostile records, results count '$counts'" "$(cat "$T/h.ktap")"
-	run_kit results junit -o "$T/h.xml" 6.12.hostile="$T/h.tsv"
+	run_kit results junit -o "$T/h.xml" "6.12.hostile"$'\033[1m'"=$T/h.tsv"
 	expect_rc 0 "results junit of hostile records"
 	run_kit xmllint --noout --schema "$XSD" "$T/h.xml"
 	expect_rc 0 "xmllint --schema of the JUnit of hostile records"
