@@ -205,18 +205,14 @@ def read_expect(path, branch, arch):
     if not path or not os.path.exists(path):
         return rows, False
     have = False
-    with open(path, encoding='utf-8') as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip() or line.startswith('#'):
-                continue
-            parts = line.rstrip('\n').split('\t')
-            if len(parts) != 6 or parts[3] not in RESULTS or parts[4] not in RESULTS:
-                raise Error(f'{path}:{n}: not "branch<TAB>arch<TAB>case<TAB>without<TAB>with<TAB>why" '
-                            f'with results {"/".join(RESULTS)}', 'fix the row, or write the table again '
-                            'with make selftests SAVE=1')
-            if parts[0] == branch and parts[1] == arch:
-                have = True
-                rows[parts[2]] = (parts[3], parts[4], parts[5])
+    for n, parts in tables.read_table(path, tabs=True):
+        if len(parts) != 6 or parts[3] not in RESULTS or parts[4] not in RESULTS:
+            raise Error(f'{path}:{n}: not "branch<TAB>arch<TAB>case<TAB>without<TAB>with<TAB>why" '
+                        f'with results {"/".join(RESULTS)}', 'fix the row, or write the table again '
+                        'with make selftests SAVE=1')
+        if parts[0] == branch and parts[1] == arch:
+            have = True
+            rows[parts[2]] = (parts[3], parts[4], parts[5])
     return rows, have
 
 

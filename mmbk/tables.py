@@ -29,18 +29,32 @@ TABLES_DIR = os.path.join(DATA_DIR, 'tables')
 BRANCH_COLUMNS = ('branch', 'source', 'origin', 'pin', 'config', 'rt', 'role', 'overlay')
 
 
-def table_rows(path):
-    """Data rows of a kit table: comments, '@' settings and blank lines dropped."""
+def read_table(path, tabs=False, fix='check the kit checkout (or MMBK_DATA)'):
+    """[(line number, fields)] of the data rows of the kit table PATH, the
+    one reader of tables in Python: blank lines, comment lines and '@'
+    settings left out; the fields split at blanks with a trailing
+    "# comment" dropped, or, with TABS, the TAB-separated fields of the
+    line as it is (a free-text column may hold '#')."""
     rows = []
     try:
         with open(path, encoding='utf-8') as f:
-            for line in f:
+            for n, line in enumerate(f, 1):
+                if tabs:
+                    line = line.rstrip('\n')
+                    if line.strip() and not line.startswith(('#', '@')):
+                        rows.append((n, line.split('\t')))
+                    continue
                 line = re.sub(r'\s*#.*', '', line).strip()
                 if line and not line.startswith('@'):
-                    rows.append(line.split())
+                    rows.append((n, line.split()))
     except OSError as e:
-        raise Error(f'cannot read {path}: {e.strerror}', 'check the kit checkout (or MMBK_DATA)') from e
+        raise Error(f'cannot read {path}: {e.strerror}', fix) from e
     return rows
+
+
+def table_rows(path):
+    """Data rows of a kit table: comments, '@' settings and blank lines dropped."""
+    return [fields for _, fields in read_table(path)]
 
 
 @functools.lru_cache(maxsize=None)
@@ -116,10 +130,8 @@ def lacks():
     t = lambda name: os.path.join(TABLES_DIR, name)      # noqa: E731
     upstream = series()
     tops = topics()
-    ksft = {tuple(l.split('\t')[:2]) for l in (_read(t('kselftest-expect.table')) or '').split('\n')
-            if l and not l.startswith('#')}
-    drift = {l.split('\t')[0] for l in (_read(t('drift-expect.table')) or '').split('\n')
-             if l and not l.startswith('#')}
+    ksft = {tuple(r[:2]) for _, r in read_table(t('kselftest-expect.table'), tabs=True)}
+    drift = {r[0] for _, r in read_table(t('drift-expect.table'), tabs=True)}
     baselines = table_rows(t('boot-baselines.table'))
     templates = [(_read(os.path.join(DATA_DIR, 'templates', n)) or '', n)
                  for n in ('github-actions.yml', 'gitlab-ci.yml')]

@@ -300,3 +300,18 @@ test_makefile_maps_variables_only() {
 	expect_out '--patched "0"' "make boot does not pass PATCHED= as it is"
 	expect_out '--series-profile "kabi"' "make boot does not pass PROFILE= as it is"
 }
+
+# one reader of tables per language: in mmbk/ only tables.py splits a
+# table's lines (tables.read_table; ktap.py's boot-expect, abi_report.py's
+# abi-expect and kselftest.py's kselftest-expect readers had their own,
+# with their own comment rules), but for kselftest.py's write_expect,
+# which keeps the comment lines of the table it rewrites
+test_one_python_table_reader() {
+	local bad
+	bad=$({
+		grep -nE "split\('#'|^[^#]*\\\\s\*#\.\*" "$KIT_DIR"/mmbk/*.py | grep -v "^$KIT_DIR/mmbk/tables.py:" || true
+		awk -v q="'" '/^def /{ fn = $2 } index($0, "startswith(" q "#" q ")") && fn !~ /^write_expect/ && FILENAME !~ /(tables|kunit)\.py$/ {
+			print FILENAME ":" FNR ": " $0 }' "$KIT_DIR"/mmbk/*.py
+	})
+	[ -z "$bad" ] || fail "table lines split outside mmbk/tables.py read_table" "$bad"
+}
