@@ -32,11 +32,8 @@ matrix_tokens() {
 		done
 		return
 	fi
-	for v in $(table_rows "$TABLES_DIR/boot-baselines.table" | awk -F'\t' -v b="$b" '
-			$1 == b { for (i = 2; i <= NF; i++) if ($i != "-") print $i; found = 1 }
-			$1 == "*" { for (i = 2; i <= NF; i++) if ($i != "-") d[++n] = $i }
-			END { if (!found) for (i = 1; i <= n; i++) print d[i] }'); do
-		echo "$v"
+	for v in $(table_for_branch "$TABLES_DIR/boot-baselines.table" "$b"); do
+		[ "$v" = - ] || echo "$v"
 	done
 }
 

@@ -124,3 +124,25 @@ test_new_topic_lacks_are_named() {
 	expect_out '^topic new-topic: no "\*" row of the kabi profile in tables/abi-expect\.table$' "the kABI verdict is named"
 	[ "$(grep -c . <<< "$OUT")" = 4 ] || fail "not 4 lines for the new topic" "$OUT"
 }
+
+# "per branch, * default" of whole rows is one function in each language
+# (lib/tables.sh table_for_branch, mmbk/tables.py for_branch): a branch
+# with rows of its own gets those, one without gets the "*" rows, "-"
+# cells and comments as the table reader leaves them; the matrix's boots
+# read it (no awk of its own over boot-baselines.table)
+test_per_branch_rule_is_one_function() {
+	local py
+	printf '# c\n*\tpatched\n6.1\tpatched\tunpatched # why\n6.1\twithout-x\n' > "$T/t.table"
+	[ "$(table_for_branch "$T/t.table" 6.1 | paste -sd'|')" = $'patched\tunpatched|without-x' ] ||
+		fail "table_for_branch 6.1: '$(table_for_branch "$T/t.table" 6.1 | paste -sd'|')'"
+	[ "$(table_for_branch "$T/t.table" 9.9 | paste -sd'|')" = patched ] ||
+		fail "table_for_branch 9.9 is not the * row: '$(table_for_branch "$T/t.table" 9.9)'"
+	py=$(PYTHONPATH=$KIT_DIR /usr/bin/python3 -B -P -c 'import sys
+from mmbk import tables
+rows = tables.table_rows(sys.argv[1])
+print("|".join(" ".join(r[1:]) for r in tables.for_branch(rows, "6.1")), "|".join(" ".join(r[1:]) for r in tables.for_branch(rows, "9.9")))' "$T/t.table")
+	[ "$py" = "patched unpatched|without-x patched" ] || fail "for_branch: '$py'"
+	! grep -q 'boot-baselines.table" | awk' "$KIT_DIR/lib/matrix.sh" || fail "matrix.sh reads boot-baselines.table with an awk of its own"
+	grep -q 'table_for_branch "$TABLES_DIR/boot-baselines.table"' "$KIT_DIR/lib/matrix.sh" ||
+		fail "matrix.sh does not read the boots with table_for_branch"
+}
