@@ -30,8 +30,6 @@
 
 SHELL    := /bin/bash
 B        := bin
-PATCHED  ?= 1
-FORMAT   ?= quilt
 
 # only what the user gave reaches the commands, as arguments
 given    = $(filter command line environment,$(origin $(1)))
@@ -43,7 +41,6 @@ TREE     = $(FROM) $(call opt,KDIR,--kdir) $(call opt,BRANCH,--branch)
 TARGET   = $(call opt,ARCH,--arch) $(call opt,LLVM,--llvm) $(call opt,KCONFIG,--kconfig)
 APPLY    = $(call opt,TOPICS,--topics) $(call opt,PROFILE,--profile) $(call flag,STRICT,--strict) \
            $(call flag,FORCE,--force) $(call opt,VERIFY,--verify)
-VARIANT_ = $(if $(VARIANT),$(VARIANT),$(if $(filter 0 no n false,$(PATCHED)),unpatched,patched$(if $(filter kabi,$(PROFILE)),-kabi)))
 # 2 (nothing to do) is a success for make; every other status fails it
 OK2      = || { rc=$$?; [ $$rc -eq 2 ] || exit $$rc; }
 
@@ -77,7 +74,8 @@ regen:
 	@$(B)/regen $(call opt,BRANCH,--branch) $(call opt,PROFILE,--profile) $(if $(REGEN_CHECK),--check)
 
 boot:
-	@$(B)/boot $(TREE) $(TARGET) --variant $(VARIANT_) $(if $(filter 1,$(RT)),--profile rt) $(call opt,JUDGE,--judge)
+	@$(B)/boot $(TREE) $(TARGET) $(call opt,VARIANT,--variant) $(call opt,PATCHED,--patched) \
+		$(call opt,PROFILE,--series-profile) $(if $(filter 1,$(RT)),--profile rt) $(call opt,JUDGE,--judge)
 
 selftests:
 	@$(B)/selftests $(TREE) $(TARGET) $(if $(filter 1,$(RT)),--profile rt) $(call flag,SAVE,--save) $(call opt,ONLY,--only)
@@ -86,7 +84,7 @@ abi:
 	@$(B)/abi $(TREE) $(TARGET) $(call opt,PROFILE,--profile) $(call opt,TOPICS,--topics)
 
 export:
-	@$(B)/export $(TREE) --format "$(FORMAT)"
+	@$(B)/export $(TREE) $(call opt,FORMAT,--format)
 
 coccicheck:
 	@$(B)/coccicheck $(TREE) $(call opt,M,-M) $(call opt,MODE,--mode) $(if $(COCCI),"$(COCCI)")

@@ -133,7 +133,7 @@ abi_stage() {
 	: > "$WORK/applied"
 	if [ -n "$topics" ]; then
 		kit_try request_call TREE="$WORK/linux" BRANCH="$ABI_BRANCH" TOPICS="$topics" SERIES_PROFILE="$profile" \
-			RECORDS="$WORK/applied" -- apply_run apply > "$WORK/apply.log" 2>&1
+			RECORDS="$WORK/applied" -- apply_run > "$WORK/apply.log" 2>&1
 		rc=$KIT_RC
 		# nothing to do, partial: some topics did not land (recorded per topic)
 		case $rc in
@@ -204,6 +204,7 @@ abi_run() (
 	lock_tree "$WORK"
 	[ "$ABI_KDIR" = 0 ] || lock_tree "$SRC" shared
 	: > "$WORK/results.tsv"
+	request_hand_back "$WORK/results.tsv"
 	for profile in $profiles; do
 		kit_try abi_run_profile "$profile"
 		if [ "$KIT_RC" != 0 ] && ! grep -q "^case	[^	]*	[^	]*	$profile/" "$WORK/results.tsv"; then

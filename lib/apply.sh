@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # apply.sh - make apply: the kit's series onto a kernel tree one topic at a
-# time (tables/topics.table), each topic atomically; and apply_run, the
+# time (tables/topics.table), each topic atomically; and apply_frame, the
 # frame (options, locks, recovery of an interrupted command) in which
 # make unapply (unapply.sh) and make status (status.sh) run too.
 #
@@ -248,7 +248,7 @@ apply_check_series() {
 # 1 did not apply, 2 an I/O error (its first line in $APPLY_RUN/io.err; no
 # space, immutable, ...), 3 the roll-back failed.  (A plain call, with
 # errexit in force: a failure it does not expect stops the apply, and
-# apply_run rolls the tree back from the journal.)
+# apply_frame rolls the tree back from the journal.)
 apply_push_topic() {
 	local src=$1 files
 	shift
@@ -654,7 +654,7 @@ apply_commit() {
 	trap - INT TERM HUP
 }
 
-# apply_body: make apply (apply_run's body): plan, check, then land each
+# apply_body: make apply (apply_frame's body): plan, check, then land each
 # topic in one transaction
 apply_body() {
 	local topic
@@ -700,7 +700,7 @@ apply_failure_summary() {
 	done | join_lines
 }
 
-# apply_run CMD: the frame of make apply, unapply and status (CMD) on the
+# apply_frame CMD: the frame of make apply, unapply and status (CMD) on the
 # request's tree (request.sh: REQ_TREE, REQ_BRANCH, REQ_TOPICS,
 # REQ_SERIES_PROFILE, REQ_STRICT, REQ_FORCE; REQ_RECORDS: a file the
 # result records are copied to; the build target of a compile
@@ -709,7 +709,7 @@ apply_failure_summary() {
 # status.sh; loaded by the caller).  (A subshell: its traps, locks and
 # globals are its own.)
 # shellcheck disable=SC2030,SC2031  # TREE and BRANCH: this subshell's own
-apply_run() (
+apply_frame() (
 	local cmd=$1 rc=0
 	declare -F "${cmd}_body" > /dev/null ||
 		usage_error "unknown command '$cmd'; use apply, unapply or status (its module loaded)"
@@ -764,7 +764,7 @@ apply_clean_stale_tmp() {
 # apply_recover: an apply or unapply locks the tree and its out/ files,
 # refuses a tree the kit cannot own, and finishes an interrupted command
 # first (APPLY_RECOVERED: apply, unapply, drop or nothing)
-# shellcheck disable=SC2031  # apply_run's subshell globals, read in it
+# shellcheck disable=SC2031  # apply_frame's subshell globals, read in it
 apply_recover() {
 	local why
 	lock_tree "$TREE"
@@ -791,7 +791,7 @@ apply_recover() {
 # change away: every file it would overwrite or delete holds what the
 # transaction can have left (else refused with 4 naming it; FORCE=1
 # recovers anyway and names what it overwrites)
-# shellcheck disable=SC2031  # apply_run's subshell globals, read in it
+# shellcheck disable=SC2031  # apply_frame's subshell globals, read in it
 apply_recover_check() {
 	local what why bad
 	what=$(state_txn)
@@ -810,7 +810,7 @@ apply_recover_check() {
 # apply_stopped_in_txn CMD STATUS: CMD stopped inside its transaction on a
 # failure it did not expect (errexit): the tree goes back at once, the way
 # the next command would take it back, from the kit's journal
-# shellcheck disable=SC2031  # apply_run's subshell globals, read in it
+# shellcheck disable=SC2031  # apply_frame's subshell globals, read in it
 apply_stopped_in_txn() {
 	local how
 	how=$(state_recover 2> "$APPLY_RUN/io.err") ||
@@ -824,7 +824,7 @@ apply_stopped_in_txn() {
 # apply_require_known_code: a tree between the supported branches is
 # supported only if the code the kit changes is there (detect_tree does not
 # say unknown)
-# shellcheck disable=SC2031  # TREE: apply_run's, which calls this
+# shellcheck disable=SC2031  # TREE: apply_frame's, which calls this
 apply_require_known_code() {
 	local unknown='' detected name verdict why
 	detected=$(detect_tree "$TREE")
@@ -833,4 +833,9 @@ apply_require_known_code() {
 	done <<< "$detected"
 	[ -z "$unknown" ] ||
 		apply_fail "KDIR=$TREE is Linux $(kernel_version "$TREE"), an unsupported branch (${unknown%%: code not found} not found); supported branches: $SUPPORTED_BRANCHES" "$EXIT_USAGE"
+}
+
+# apply_run: make apply of the request's tree (in apply_frame)
+apply_run() {
+	apply_frame apply
 }

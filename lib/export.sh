@@ -84,7 +84,7 @@ exp_plan_tree_copy() {
 		return 0
 	fi
 	link_copy "$TREE" "$copy" clean
-	kit_try request_call TREE="$copy" BRANCH="$EXP_BRANCH" FORCE=1 -- apply_run apply >&2
+	kit_try request_call TREE="$copy" BRANCH="$EXP_BRANCH" FORCE=1 -- apply_run >&2
 	case $KIT_RC in
 	0) ;;
 	"$EXIT_PARTIAL") warn "$TREE: some topics cannot be applied (see above); exporting the others" ;;

@@ -258,7 +258,7 @@ ksft_key() {
 ksft_variant() {
 	local branch=$1 variant=$2 profile=$3 built=$4 out=$5 src=${6:-} image obj run sum key cached t0
 	image=$(request_call BRANCH="$branch" ${src:+KDIR="$src" TREE="$src"} VARIANT="$variant" \
-		BUILD_PROFILE="$profile" BUILD_ONLY=1 OUT="$OUT_DIR" -- boot_run | tail -n1)
+		BUILD_PROFILE="$profile" BUILD_ONLY=1 OUT="$OUT_DIR" RECORDS_AT= -- boot_run | tail -n1)
 	obj=${image%/"$KB_IMAGE"}
 	run=$out/$variant
 	rm -rf "$run"
@@ -338,7 +338,7 @@ ksft_kdir_trees() {
 	copy=$base/patched/linux
 	progress "selftests: the patched kernel is a copy of $kdir with the $branch series applied: $copy"
 	link_copy "$kdir" "$copy" clean
-	kit_try request_call TREE="$copy" BRANCH="$branch" RECORDS="$copy.records" -- apply_run apply >&2
+	kit_try request_call TREE="$copy" BRANCH="$branch" RECORDS="$copy.records" -- apply_run >&2
 	case $KIT_RC in
 	0) ;;
 	"$EXIT_NOTHING") die "nothing of the $branch series is missing from $kdir (upstream, or applied without the kit): there is no kernel without it to compare; point KDIR= at a tree without the series, or apply it with make apply KDIR=" ;;
@@ -401,6 +401,7 @@ ksft_run() (
 	dir=$out/selftests/$name-$(ksft_key "$profile")
 	rm -rf "$dir"
 	mkdir -p "$dir"
+	request_hand_back "$dir/records.tsv"
 	t0=$(date +%s)
 	built=$(ksft_build "$ptree" "$pbranch")
 	tb=$(( $(date +%s) - t0 ))
@@ -439,7 +440,7 @@ ksft_run() (
 	fi
 	kit_py results ktap "$dir/records.tsv" --title "selftests $name ($(kb_describe))" \
 		--summary "selftests $name" > "$dir/selftests.ktap"
-	kit_py results junit -o "$dir/junit.xml" --kunit-dir "$(kunit_dir)" "selftests-$name=$dir/records.tsv"
+	kit_py results junit -o "$dir/junit.xml" "selftests-$name=$dir/records.tsv"
 	kit_py results json -o "$dir/results.json" "$dir/records.tsv"
 	{
 		printf '\n## Times\n\n'

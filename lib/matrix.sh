@@ -8,7 +8,7 @@
 # With the boots, the tree's own selftests (kselftest.sh) run on the kernel
 # of the branch's first patched boot, judged against the committed
 # expectations; with --full on every patched boot's kernel, against the
-# kernel without the series (matrix_selftest_runs).
+# kernel without the series (matrix_ksft_runs).
 #
 # Every step writes result records (results.sh) to out/results/; from them
 # the one writer of each format makes out/ktap/<branch>-<step>.ktap,
@@ -32,11 +32,8 @@ matrix_tokens() {
 		done
 		return
 	fi
-	for v in $(table_rows "$TABLES_DIR/boot-baselines.table" | awk -F'\t' -v b="$b" '
-			$1 == b { for (i = 2; i <= NF; i++) if ($i != "-") print $i; found = 1 }
-			$1 == "*" { for (i = 2; i <= NF; i++) if ($i != "-") d[++n] = $i }
-			END { if (!found) for (i = 1; i <= n; i++) print d[i] }'); do
-		echo "$v"
+	for v in $(table_for_branch "$TABLES_DIR/boot-baselines.table" "$b"); do
+		[ "$v" = - ] || echo "$v"
 	done
 }
 
@@ -67,18 +64,25 @@ matrix_tag() {
 	( matrix_target "$1" "$2" "$3" && printf '%s\n' "${KB_TAG:-}" ) 2>/dev/null || true
 }
 
-# matrix_step BRANCH STEP RECORDS CMD...: run one step of a branch in a
-# subshell; the records CMD writes to RECORDS go to out/results/, with a
-# record of its time and an error record when it broke without a failure
+# matrix_step BRANCH STEP CMD...: run one step of a branch in a subshell;
+# the records of the entry point CMD runs (the file it hands back:
+# request.sh request_hand_back) go to out/results/, with a record of its
+# time and an error record when it broke without a failure or ended
+# without handing back its records
 matrix_step() {
-	local b=$1 step=$2 from=$3 records=$OUT_DIR/results/$1-$2.tsv log=$OUT_DIR/status/$1-$2.log
-	shift 3
-	rm -f "$from"
-	step_run_split "$OUT_DIR/status/$b-$step.out" "$log" "$@"
+	local b=$1 step=$2 at=$OUT_DIR/status/$1-$2.records-at records=$OUT_DIR/results/$1-$2.tsv
+	local log=$OUT_DIR/status/$1-$2.log from=''
+	shift 2
+	rm -f "$at"
+	step_run_split "$OUT_DIR/status/$b-$step.out" "$log" request_call RECORDS_AT="$at" -- "$@"
+	[ ! -f "$at" ] || from=$(cat "$at")
 	: > "$records"
-	if [ -f "$from" ]; then
+	if [ -n "$from" ] && [ -f "$from" ]; then
 		# the records of the step, as this branch's step
 		awk -F'\t' -v OFS='\t' -v s="$step" -v b="$b" '{ $2 = s; $3 = b; print }' "$from" > "$records"
+	elif [ "$STEP_RC" -eq 0 ]; then
+		result "$records" case "$step" "$b" "$step" error - "$STEP_SECONDS" \
+			"$step ended without handing back its records (request.sh request_hand_back)"
 	fi
 	step_close "$records" "$step" "$b" "$log"
 	awk -F'\t' '$1 == "step"' "$records" >> "$OUT_DIR/results/$b.steps.tsv"
@@ -94,6 +98,9 @@ matrix_fetch() (	# BRANCH
 
 matrix_apply() (	# BRANCH
 	local tree
+	# the apply's records, which worktree keeps beside the copy (it
+	# removes an earlier copy's first), also when the series fails
+	request_hand_back "$(worktree_records "$1" patched)"
 	tree=$(worktree "$1" patched fresh)
 	printf '%s\n' "$tree" > "$OUT_DIR/status/$1.tree"
 )
@@ -114,14 +121,6 @@ matrix_selftests() (	# BRANCH PROFILE TARGET ONLY
 	request_with BUILD_PROFILE="$2" OUT="$OUT_DIR" ONLY="${4#-}"
 	ksft_run
 )
-
-# matrix_selftests_records BRANCH PROFILE TARGET -> where matrix_selftests'
-# run writes its records
-matrix_selftests_records() {
-	local key
-	key=$(matrix_target "$(pristine_dir "$1")" "$1" "$3" && ksft_key "$2")
-	printf '%s/selftests/%s-%s/records.tsv\n' "$OUT_DIR" "$1" "$key"
-}
 
 matrix_abi() (	# BRANCH PROFILE [TOPICS]
 	matrix_target "$(pristine_dir "$1")" "$1" ""
@@ -163,14 +162,14 @@ matrix_boots() {
 	done
 }
 
-# matrix_selftest_runs BOOTS FULL -> "STEP PROFILE TARGET ONLY" of each run
+# matrix_ksft_runs BOOTS FULL -> "STEP PROFILE TARGET ONLY" of each run
 # of the tree's own selftests (kselftest.sh) on a branch whose boots are
 # BOOTS (matrix_boots): on the kernel of its first patched boot, judged
 # against the committed expectations (ONLY patched); with FULL on the
 # kernel of every patched boot, against the kernel without the series
 # (ONLY -: both kernels).  STEP: the boot's, "boot-patched" replaced by
 # "selftests" (selftests, selftests-arm64, selftests-rt).
-matrix_selftest_runs() {
+matrix_ksft_runs() {
 	local s v p target
 	while read -r s v p target; do
 		[ "$v" = patched ] || continue
@@ -225,41 +224,38 @@ matrix_branch() {
 	result "$OUT_DIR/results/$b.steps.tsv" step tree "$b" tree pass - "$STEP_SECONDS" \
 		"Linux $(kernel_version "$(pristine_dir "$b")")"
 	progress "matrix: $b tree: Linux $(kernel_version "$(pristine_dir "$b")") (${STEP_SECONDS}s)"
-	matrix_step "$b" apply "$(worktree_records "$b" patched)" matrix_apply "$b"
+	matrix_step "$b" apply matrix_apply "$b"
 	tree=$(cat "$OUT_DIR/status/$b.tree" 2>/dev/null || true)
 	[ -n "$tree" ] || return 0
 	# the boots: their names take the build target's tag (from the tree)
 	# and, with FULL, the topics the tree carries
 	boots=$([ "$boot" = 0 ] || matrix_boots "$b" "$full")
-	ksft=$([ -z "$boots" ] || matrix_selftest_runs "$boots" "$full")
+	ksft=$([ -z "$boots" ] || matrix_ksft_runs "$boots" "$full")
 	# shellcheck disable=SC2046  # one step name a word
 	[ -z "$boots" ] || step_plan "$OUT_DIR/status/plan.tsv" "$b" $(cut -d' ' -f1 <<< "$boots") \
 		$([ -z "$ksft" ] || cut -d' ' -f1 <<< "$ksft")
 	for s in $(matrix_checks "$b" "$full"); do
 		target=${s#check}
 		target=${target#-}
-		matrix_step "$b" "$s" "$OUT_DIR/check/$b$(matrix_tag "$tree" "$b" "$target")/results.tsv" \
-			matrix_check "$b" "$tree" "$target"
+		matrix_step "$b" "$s" matrix_check "$b" "$tree" "$target"
 	done
 	[ "$boot" = 1 ] || return 0
 	p=$(matrix_abi_profile "$b" "$full")
 	if [ -n "$p" ]; then
 		# plain make test: only the @test-topics (FULL=1: every topic)
 		topics=$([ "$full" = 1 ] || table_setting "$TABLES_DIR/abi-expect.table" test-topics)
-		matrix_step "$b" abi "$CACHE_DIR/abi/$b$(matrix_tag "$(pristine_dir "$b")" "$b" "")/results.tsv" \
-			matrix_abi "$b" "$p" "$topics"
+		matrix_step "$b" abi matrix_abi "$b" "$p" "$topics"
 	fi
 	[ -n "$boots" ] || return 0
 	while read -r row; do
 		read -r s v p target <<< "$row"
 		[ "$target" != - ] || target=
-		matrix_step "$b" "$s" "$OUT_DIR/boot/$b-${s#boot-}.tsv" matrix_boot "$b" "$v" "$p" "$target" < /dev/null
+		matrix_step "$b" "$s" matrix_boot "$b" "$v" "$p" "$target" < /dev/null
 	done <<< "$boots"
 	[ -n "$ksft" ] || return 0
 	while read -r s p target only; do
 		[ "$target" != - ] || target=
-		matrix_step "$b" "$s" "$(matrix_selftests_records "$b" "$p" "$target")" \
-			matrix_selftests "$b" "$p" "$target" "$only" < /dev/null
+		matrix_step "$b" "$s" matrix_selftests "$b" "$p" "$target" "$only" < /dev/null
 	done <<< "$ksft"
 }
 
@@ -274,7 +270,7 @@ matrix_writer_failed() {
 # every branch), REQ_BOOT=1 the boots, REQ_FULL=1 every kernel and target;
 # REQ_ARCH and REQ_LLVM are the default build target of every step
 matrix_run() (
-	local b f boot=${REQ_BOOT:-0} full=$REQ_FULL fail=0 t0 branches=(${REQ_ARGS[@]+"${REQ_ARGS[@]}"}) files=() args=()
+	local b f from boot=${REQ_BOOT:-0} full=$REQ_FULL fail=0 t0 branches=(${REQ_ARGS[@]+"${REQ_ARGS[@]}"}) files=() args=()
 	MX_ARCH=$REQ_ARCH MX_LLVM=$REQ_LLVM
 	[ "$full" = 0 ] || boot=1
 	# shellcheck disable=SC2206
@@ -303,9 +299,12 @@ matrix_run() (
 		[ -f "$f" ] || continue
 		b=${f##*/}
 		b=${b%.tsv}
-		if [[ $b == *-boot-* ]] && [ -f "$OUT_DIR/boot/${b/-boot-/-}.ktap" ]; then
-			# the judge's document (written by the one KTAP writer)
-			cp "$OUT_DIR/boot/${b/-boot-/-}.ktap" "$OUT_DIR/ktap/$b.ktap"
+		# the records the step's entry point handed back (matrix_step)
+		from=$(cat "$OUT_DIR/status/$b.records-at" 2>/dev/null || true)
+		if [[ $b == *-boot-* ]] && [ -n "$from" ] && [ -f "${from%.tsv}.ktap" ]; then
+			# the judge's document beside its records (boot.sh
+			# boot_judge; written by the one KTAP writer)
+			cp "${from%.tsv}.ktap" "$OUT_DIR/ktap/$b.ktap"
 		else
 			kit_py results ktap "$f" --title "$b" --summary "$b" > "$OUT_DIR/ktap/$b.ktap" ||
 				matrix_writer_failed "out/ktap/$b.ktap"
@@ -315,7 +314,7 @@ matrix_run() (
 	done
 	kit_py results markdown -o "$OUT_DIR/matrix.md" --branches "${branches[*]}" \
 		"${files[@]}" "$OUT_DIR"/results/*.steps.tsv || matrix_writer_failed out/matrix.md
-	kit_py results junit -o "$OUT_DIR/junit.xml" --kunit-dir "$(kunit_dir)" "${args[@]}" ||
+	kit_py results junit -o "$OUT_DIR/junit.xml" "${args[@]}" ||
 		matrix_writer_failed out/junit.xml
 	kit_py results json -o "$OUT_DIR/results.json" "${files[@]}" "$OUT_DIR"/results/*.steps.tsv ||
 		matrix_writer_failed out/results.json

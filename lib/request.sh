@@ -16,6 +16,10 @@
 #                   name (x86_64, arm64, x86_64-llvm, ...; request_target,
 #                   which sets kbuild.sh's KB_*)
 #   TOPICS SERIES_PROFILE STRICT FORCE VERIFY RECORDS   apply, unapply, status
+#   RECORDS_AT      a file the entry point hands its record file's path
+#                   back in (request_hand_back), for a caller that runs it
+#                   as a step (the matrix): no caller computes another
+#                   module's output path
 #   BUILD_PROFILE VARIANT ...   boot and selftests; the rest: one command each
 #   ARGS            the positional arguments of a command that takes them
 # A module that runs a command's entry point for a tree of its own (the
@@ -30,8 +34,8 @@ REQ_OPTIONS_TABLE=$KIT_DIR/tables/options.table
 request_reset() {
 	REQ_CMD=$1 REQ_KDIR=- REQ_FROM=$PWD REQ_TREE='' REQ_BRANCH='' REQ_VERSION=''
 	REQ_ARCH='' REQ_LLVM='' REQ_KCONFIG='' REQ_TARGET=''
-	REQ_TOPICS='' REQ_SERIES_PROFILE=default REQ_STRICT=0 REQ_FORCE=0 REQ_VERIFY=default REQ_RECORDS=''
-	REQ_BUILD_PROFILE=test REQ_VARIANT='' REQ_JUDGE='' REQ_BUILD=1 REQ_BUILD_ONLY=0 REQ_EXPECT=1
+	REQ_TOPICS='' REQ_SERIES_PROFILE=default REQ_STRICT=0 REQ_FORCE=0 REQ_VERIFY=default REQ_RECORDS='' REQ_RECORDS_AT=''
+	REQ_BUILD_PROFILE=test REQ_VARIANT='' REQ_PATCHED='' REQ_JUDGE='' REQ_BUILD=1 REQ_BUILD_ONLY=0 REQ_EXPECT=1
 	REQ_APPEND='' REQ_SUITE_DIR='' REQ_MODULES=kit REQ_TIMEOUT=240 REQ_TEST_TIMEOUT=150 REQ_MEM=1024M
 	REQ_OUT=$OUT_DIR REQ_SAVE=0 REQ_ONLY='' REQ_FORMAT=quilt REQ_MODE=report REQ_DIR_M=- REQ_REGEN_CHECK=0
 	REQ_BOOT='' REQ_FULL=0 REQ_FAST=0 REQ_BENCH_MODE=measure REQ_ROUNDS=10 REQ_SCAN_MODES=fast,default
@@ -91,7 +95,26 @@ request_parse() {
 	if [ -n "$REQ_KCONFIG" ] && [ "${REQ_KCONFIG#/}" = "$REQ_KCONFIG" ] && [ -f "$REQ_FROM/$REQ_KCONFIG" ]; then
 		REQ_KCONFIG=$REQ_FROM/$REQ_KCONFIG
 	fi
+	request_variant
 	return 0
+}
+
+# request_variant: make boot's kernel, once: VARIANT= as given, else from
+# PATCHED= (1 or 0; yes/no, y/n, true/false) and the series PROFILE=
+# (kabi: patched-kabi); the Makefile passes the variables only
+request_variant() {
+	[ -z "$REQ_PATCHED" ] || [ -n "$REQ_VARIANT" ] || case $REQ_PATCHED in
+		1|yes|y|true) ;;
+		0|no|n|false) REQ_VARIANT=unpatched ;;
+		*) usage_error "PATCHED=$REQ_PATCHED: use PATCHED=1 or PATCHED=0 (or VARIANT=)" ;;
+	esac
+	if [ "$REQ_CMD" = boot ] && [ -z "$REQ_VARIANT" ]; then
+		case $REQ_SERIES_PROFILE in
+		default) REQ_VARIANT=patched ;;
+		kabi) REQ_VARIANT=patched-kabi ;;
+		*) usage_error "PROFILE=$REQ_SERIES_PROFILE: make boot takes PROFILE=kabi (RT=1 for PREEMPT_RT)" ;;
+		esac
+	fi
 }
 
 # request_branch_or_default: the branch asked, or the default branch (the
@@ -138,6 +161,15 @@ request_with() {
 		esac
 	done
 	if [ -n "$tree" ]; then request_tree "$tree" "$branch"; else REQ_BRANCH=$branch; fi
+}
+
+# request_hand_back RECORDS: the entry point's record file RECORDS handed
+# back to its caller, in REQ_RECORDS_AT when the caller asked for it;
+# called once RECORDS is this run's (emptied or removed), so a step that
+# breaks later hands back its records so far, and one that breaks before
+# hands back none
+request_hand_back() {
+	[ -z "$REQ_RECORDS_AT" ] || printf '%s\n' "$1" > "$REQ_RECORDS_AT"
 }
 
 # request_call FIELD=VALUE... -- FUNC [ARG...]: FUNC run with the request

@@ -3,15 +3,15 @@
 # status.sh - make status: where a tree stands with the kit's series: each
 # applied patch and topic from the kit's state (state.sh), or what the
 # tree's plan would apply; read under a shared lock in the frame of
-# apply.sh's apply_run.  Exit codes: 0 applied, 2 not applied, 3 partial,
+# apply.sh's apply_frame.  Exit codes: 0 applied, 2 not applied, 3 partial,
 # 1 interrupted or stuck (the next apply/unapply recovers it); a tree
 # whose patched files are their originals again (reverted by hand) is
 # not applied (2) or, when only some are, partial (3).
 kit_use tables trees state plan results apply
 
-# status_run: make status of the request's tree (apply.sh apply_run)
+# status_run: make status of the request's tree (apply.sh apply_frame)
 status_run() {
-	apply_run status
+	apply_frame status
 }
 
 status_body() {

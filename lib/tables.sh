@@ -24,6 +24,21 @@ table_rows() {
 	done < "$1"
 }
 
+# table_for_branch FILE BRANCH -> the rows of FILE (first column a branch
+# or "*") that hold for BRANCH, without that column: its own rows where it
+# has any, else the "*" rows (the "per branch, * default" of whole rows:
+# tables/boot-baselines.table; mmbk/tables.py for_branch is the same)
+table_for_branch() {
+	local row own='' def=''
+	while IFS= read -r row; do
+		case ${row%%$'\t'*} in
+		"$2") own+=${row#*$'\t'}$'\n' ;;
+		'*') def+=${row#*$'\t'}$'\n' ;;
+		esac
+	done < <(table_rows "$1")
+	printf '%s' "${own:-$def}"
+}
+
 # table_setting FILE NAME -> value of an "@NAME value" line
 table_setting() {
 	sed -n "s/^@$2[[:space:]]\{1,\}//p" "$1" | sed -n 1p

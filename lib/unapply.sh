@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 # unapply.sh - make unapply: take the kit's series out of a tree again,
 # restoring every file the apply changed from the kit's state (state.sh),
-# in the frame of apply.sh's apply_run (locks, recovery).  Exit codes: 0
+# in the frame of apply.sh's apply_frame (locks, recovery).  Exit codes: 0
 # done, 2 not applied, 4 refused (a file changed since the apply, or since
 # an interrupted command whose recovery would overwrite it, without
 # FORCE=1; a state of another user, or one this kit did not write for
@@ -10,9 +10,9 @@
 # it loses nothing.
 kit_use tables trees state apply
 
-# unapply_run: make unapply of the request's tree (apply.sh apply_run)
+# unapply_run: make unapply of the request's tree (apply.sh apply_frame)
 unapply_run() {
-	apply_run unapply
+	apply_frame unapply
 }
 
 unapply_body() {

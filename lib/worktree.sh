@@ -60,12 +60,13 @@ worktree_patched() {
 	[ -z "$fresh" ] || rm -f "$dir.stamp"
 	worktree_current "$dir" "$s" && return 0
 	progress "worktree: $branch $variant copy (series $s)"
-	rm -f "$dir.stamp"
+	# no stamp and no records of an earlier copy while this one is made
+	rm -f "$dir.stamp" "$dir.records"
 	# the kit's copies are built and judged: the cache's content first
 	pristine_verify "$branch"
 	scratch_copy "$branch" "$dir"
 	kit_try request_call TREE="$dir" BRANCH="$branch" TOPICS="$topics" STRICT=1 SERIES_PROFILE="$profile" \
-		FORCE=0 RECORDS="$dir.records" -- apply_run apply >&2
+		FORCE=0 RECORDS="$dir.records" -- apply_run >&2
 	[ "$KIT_RC" -eq 0 ] || [ "$KIT_RC" -eq "$EXIT_NOTHING" ] ||
 		die "the $branch series does not apply to the kit's own $branch tree ($dir); run 'make regen BRANCH=$branch REGEN_CHECK=1' and check backports/$branch"
 	[ -f "$dir.records" ] || : > "$dir.records"

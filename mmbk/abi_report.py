@@ -28,7 +28,7 @@ import os
 import re
 import subprocess
 
-from mmbk import EXIT_FAILED, ArgumentParser, Error, results
+from mmbk import EXIT_FAILED, ArgumentParser, Error, results, tables
 
 RANK = {'none': 0, 'additive': 1, 'breaking': 2}
 MAX_LINES = 40
@@ -143,15 +143,7 @@ def read_expect(path, branch, profile):
     own, default = {}, {}
     if not branch or not path:
         return own, default
-    try:
-        with open(path, encoding='utf-8') as f:
-            lines = f.read().splitlines()
-    except OSError as e:
-        raise Error(f'cannot read {path}: {e.strerror}', 'pass --expect tables/abi-expect.table') from e
-    for n, line in enumerate(lines, 1):
-        cols = line.split('#', 1)[0].split()
-        if not cols or cols[0].startswith('@'):
-            continue
+    for n, cols in tables.read_table(path, fix='pass --expect tables/abi-expect.table'):
         if len(cols) != 4 or cols[3] not in RANK:
             raise Error(f'{path}:{n}: expected "branch profile topic verdict" with a verdict of '
                         + '|'.join(RANK), 'fix the row')

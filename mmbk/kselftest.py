@@ -52,7 +52,6 @@ TAP = re.compile(r'^(not )?ok (\d+)(?: -)? ?(.*?)(?:\s*#\s*(SKIP|XFAIL|TODO)\b\s
 ANSI_RESULT = re.compile(r'^(.*?)\s*\x1b\[3([123])m(\w[^\x1b]*)\x1b\[0m\s*$')
 RUN_TEST = re.compile(r'^Run test: (.*)$')
 TAP_RUN = re.compile(r'^# \[RUN\] (.*)$')
-EXPECT_COLUMNS = ('branch', 'arch', 'case', 'without', 'with')
 RESULTS = ('pass', 'fail', 'skip')
 
 
@@ -206,18 +205,14 @@ def read_expect(path, branch, arch):
     if not path or not os.path.exists(path):
         return rows, False
     have = False
-    with open(path, encoding='utf-8') as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip() or line.startswith('#'):
-                continue
-            parts = line.rstrip('\n').split('\t')
-            if len(parts) != 6 or parts[3] not in RESULTS or parts[4] not in RESULTS:
-                raise Error(f'{path}:{n}: not "branch<TAB>arch<TAB>case<TAB>without<TAB>with<TAB>why" '
-                            f'with results {"/".join(RESULTS)}', 'fix the row, or write the table again '
-                            'with make selftests SAVE=1')
-            if parts[0] == branch and parts[1] == arch:
-                have = True
-                rows[parts[2]] = (parts[3], parts[4], parts[5])
+    for n, parts in tables.read_table(path, tabs=True):
+        if len(parts) != 6 or parts[3] not in RESULTS or parts[4] not in RESULTS:
+            raise Error(f'{path}:{n}: not "branch<TAB>arch<TAB>case<TAB>without<TAB>with<TAB>why" '
+                        f'with results {"/".join(RESULTS)}', 'fix the row, or write the table again '
+                        'with make selftests SAVE=1')
+        if parts[0] == branch and parts[1] == arch:
+            have = True
+            rows[parts[2]] = (parts[3], parts[4], parts[5])
     return rows, have
 
 
@@ -392,7 +387,8 @@ def write_expect(path, branch, arch, observed):
                 '# by every make selftests; a case not listed passes, or skips, on both.\n',
                 '# Columns (TAB separated): branch target case without with why (target:\n',
                 '# the build target and profile, x86_64, arm64, x86_64-rt, x86_64-llvm)\n']
-    keep += [f'{branch}\t{arch}\t{n}\t{u}\t{p}\t{why}\n' for n, (u, p, why) in observed.items()]
+    keep += [f'{branch}\t{arch}\t{n}\t{u}\t{p}\t{" ".join(results.clean(why).split())}\n'
+             for n, (u, p, why) in observed.items()]
     results.atomic_write(path, ''.join(keep))
 
 
@@ -437,9 +433,10 @@ def main(argv):
     if a.regressed:
         results.atomic_write(a.regressed, ''.join(f'{p}\n' for p in sorted({prog_of(n) for n, _, _ in regress})))
     if a.markdown:
-        results.atomic_write(a.markdown, '\n'.join(markdown(a.branch, a.arch, recs, regress, pre, fixed,
-                                                             mismatch, notrun, have if a.expect else None,
-                                                             not (a.no_judge or unjudgeable), flakes)) + '\n')
+        # the report quotes guest output: made safe as the records' text is
+        results.atomic_write(a.markdown, '\n'.join(results.clean(l) for l in markdown(
+            a.branch, a.arch, recs, regress, pre, fixed, mismatch, notrun, have if a.expect else None,
+            not (a.no_judge or unjudgeable), flakes)) + '\n')
     if a.write_expect:
         if unpatched is None:
             raise Error('--write-expect needs --unpatched', 'the table says what a case does without the series')

@@ -81,21 +81,13 @@ class Expect:
     def __init__(self, path):
         self.rows = {}
         self.topics = set()
-        try:
-            f = open(path, encoding='utf-8')
-        except OSError as e:
-            raise Error(f'cannot read {path}: {e.strerror}', 'pass --expect tables/boot-expect.table') from e
-        with f:
-            for n, line in enumerate(f, 1):
-                cols = line.split('#', 1)[0].split()
-                if not cols:
-                    continue
-                if len(cols) != 5 or any(r not in RESULTS for r in cols[3:]):
-                    raise Error(f'{path}:{n}: expected "case topic branch unpatched patched" with results '
-                                + '|'.join(RESULTS), 'fix the row')
-                case, topic, branch, unpatched, patched = cols
-                self.rows[(case, branch)] = (topic, unpatched, patched)
-                self.topics.add(topic)
+        for n, cols in tables.read_table(path, fix='pass --expect tables/boot-expect.table'):
+            if len(cols) != 5 or any(r not in RESULTS for r in cols[3:]):
+                raise Error(f'{path}:{n}: expected "case topic branch unpatched patched" with results '
+                            + '|'.join(RESULTS), 'fix the row')
+            case, topic, branch, unpatched, patched = cols
+            self.rows[(case, branch)] = (topic, unpatched, patched)
+            self.topics.add(topic)
 
     def topics_of(self, variant):
         """The topics a kernel of VARIANT (patched, patched-kabi, unpatched,

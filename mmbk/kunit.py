@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """kunit - the kernel's own KTAP tools (a tree's tools/testing/kunit:
-kunit_parser, kunit_printer, and kunit_junit where the tree has it),
+kunit_parser and kunit_printer),
 imported from the directory the caller names (the shell finds it in the
 kit's cache), and Doc: one KTAP document as kunit_parser reads it.
 
@@ -21,13 +21,11 @@ DIRECTIVE = re.compile(r'^\s*(?:not )?ok [0-9]+ [^#]*# (SKIP|XFAIL|XPASS|TODO)\b
 
 parser = None       # the kernel's modules, set by load()
 printer = None
-junit = None        # None when the tree has no kunit_junit.py
 
 
 def load(kunit_dir):
-    """Import kunit_parser and kunit_printer (and kunit_junit, if there)
-    from KUNIT_DIR; a second call with any directory keeps the first."""
-    global parser, printer, junit
+    """Import kunit_parser and kunit_printer from KUNIT_DIR; a second call with any directory keeps the first."""
+    global parser, printer
     if parser is not None:
         return
     d = os.path.abspath(kunit_dir)
@@ -43,9 +41,6 @@ def load(kunit_dir):
         raise Error(f'{d}/kunit_parser.py is older than Linux 6.18 (parse_run_tests() takes no printer)',
                     f"point --kunit-dir at a Linux 6.18+ tree's {KUNIT_REL}")
     parser, printer = kparser, kprinter
-    if os.path.isfile(os.path.join(d, 'kunit_junit.py')):
-        import kunit_junit as kjunit      # pylint: disable=import-outside-toplevel
-        junit = kjunit
     orig = parser.parse_test_result
 
     def parse_test_result(lines, test, expected_num, prt):

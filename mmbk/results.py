@@ -28,6 +28,20 @@ A record file is TSV, one record a line, no header, 10 fields:
            arm64-kconfig-...), or - (apply, status: no build)
 Both come from the command's request (lib/request.sh), never from text.
 
+The step's kind (STEP_KINDS: tree, apply, check, abi, boot, selftests,
+unit, run) tells every writer what the step is; a step of no kind is an
+error of every writer (check()), never a record a writer leaves out.
+
+Text from guests and tools is made safe here, once, when a Record is made
+(clean(): names and text): colour escapes (ESC [ ... letter) dropped, other
+control characters but tab and newline written as their Unicode control
+pictures (ESC as U+241B), C1 controls, line and paragraph separators,
+lone surrogates, U+FFFE/U+FFFF and bytes that are not UTF-8 (a record
+file is read with errors replaced) as U+FFFD; so every writer's output is
+UTF-8 that XML, JSON and the kernel's KTAP parser accept, whatever a guest
+printed.  The KTAP writer also keeps a diagnostic line from reading as
+KTAP ("# Subtest: ", the phrases kunit_parser ends a document at).
+
 How a status reads in KTAP (and so in the counts and in JUnit):
   ok                  applied re-targeted re-anchored upstream not-selected
                       nothing-to-do pass
@@ -43,7 +57,7 @@ kunit_parser's counts of the KTAP the records make: its leaves.
 
   results ktap FILE... [--title T] [--summary LABEL]
   results count FILE...                       -> "P F S"
-  results junit -o OUT.xml [--name N] --kunit-dir DIR SUITE=FILE...
+  results junit -o OUT.xml [--name N] SUITE=FILE...
   results json -o OUT.json FILE...
   results markdown -o OUT.md --branches "B..." FILE...
   results expect --plan PLAN -o OUT FILE...   -> "BRANCH STEP" of each missing step
@@ -57,10 +71,11 @@ a step that never ran or whose records were lost is a failure, named.
 import json
 import math
 import os
+import re
 import time
 import xml.etree.ElementTree as ET
 
-from mmbk import ArgumentParser, Error, kunit, tables
+from mmbk import ArgumentParser, Error, tables
 
 KINDS = ('step', 'patch', 'topic', 'case')
 STATUSES = ('applied', 're-targeted', 're-anchored', 'upstream', 'n/a', 'not-selected', 'failed',
@@ -69,8 +84,60 @@ BAD = frozenset(('failed', 'not-tried', 'fail', 'error'))
 SKIPPED = frozenset(('n/a', 'skip'))
 FIELDS = ('kind', 'step', 'branch', 'name', 'status', 'topic', 'seconds', 'text', 'version', 'target')
 RECORD_FIX = 'write records with lib/results.sh result (fields: ' + ' '.join(FIELDS) + ')'
+# The step kinds, in the order the reports show them: (kind, its step
+# names).  tree and apply: make matrix's first steps (retarget: a
+# re-targeting apply's own records); check: the check of the default build
+# target and check-TARGET (check-llvm, check-arm64, ...); abi; boot: a
+# boot-VARIANT[-PROFILE][-TARGET] (boot: a judge run by hand); selftests:
+# the tree's own selftests (selftests, selftests-arm64, selftests-rt);
+# unit: make test's steps (fast, unit, outputs, matrix); run: a run's own
+# checks (writer: a writer that failed; plan: a plan that could not be
+# read).
+STEP_KINDS = (
+    ('tree', re.compile(r'tree')),
+    ('apply', re.compile(r'apply|retarget')),
+    ('check', re.compile(r'check(-[a-z0-9]+)*')),
+    ('abi', re.compile(r'abi')),
+    ('boot', re.compile(r'boot(-[A-Za-z0-9_.@-]+)?')),
+    ('selftests', re.compile(r'selftests(-[A-Za-z0-9_.-]+)?')),
+    ('unit', re.compile(r'fast|unit|outputs|matrix')),
+    ('run', re.compile(r'writer|plan')),
+)
 # statuses as the matrix's cells spell them
 DISPLAY = {'nothing-to-do': 'nothing to do', 'not-selected': 'not selected', 'not-tried': 'not tried'}
+
+
+def step_kind(step):
+    """The kind of the step STEP (STEP_KINDS), or None."""
+    for kind, names in STEP_KINDS:
+        if names.fullmatch(step):
+            return kind
+    return None
+
+
+# an ANSI escape sequence (CSI: colours, cursor moves): dropped
+CSI = re.compile('\x1b\\[[0-?]*[ -/]*[@-~]')
+# what no output may hold: C0 controls but tab and newline, DEL, C1
+# controls, line/paragraph separators (Python's splitlines() splits on
+# them), surrogates, U+FFFE and U+FFFF (not XML characters)
+UNSAFE = re.compile('[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]')
+
+
+def _safe(m):
+    c = ord(m.group())
+    if c < 0x20:
+        return chr(0x2400 + c)      # the control picture: ESC -> U+241B
+    return '\u2421' if c == 0x7f else '\ufffd'
+
+
+def clean(s):
+    """S made safe for every writer (see the module's docstring): colour
+    escapes dropped, CR LF a newline, other controls their control
+    pictures, what is no XML character U+FFFD; tab and newline kept."""
+    if not s:
+        return s
+    s = CSI.sub('', s).replace('\r\n', '\n')
+    return UNSAFE.sub(_safe, s)
 
 
 def escape(s):
@@ -121,8 +188,8 @@ class Record:
 
     def __init__(self, kind, step, branch, name, status, topic=None, seconds=None, text='',
                  version=None, target=None):
-        self.kind, self.step, self.branch, self.name = kind, step, branch, name
-        self.status, self.topic, self.seconds, self.text = status, topic, seconds, text
+        self.kind, self.step, self.branch, self.name = kind, step, branch, clean(name)
+        self.status, self.topic, self.seconds, self.text = status, topic, seconds, clean(text)
         self.version, self.target = version, target
 
     @property
@@ -151,6 +218,9 @@ def check(rec, where=''):
         raise Error(at + problem, fix)
     if rec.kind not in KINDS:
         bad(f"'{rec.kind}' is not a record kind", 'use one of: ' + ' '.join(KINDS))
+    if isinstance(rec.step, str) and rec.step and step_kind(rec.step) is None:
+        bad(f"the step '{rec.step}' is of no step kind the writers know",
+            'use a step of: ' + ' '.join(k for k, _ in STEP_KINDS) + ' (mmbk/results.py STEP_KINDS)')
     if rec.status not in STATUSES:
         bad(f"'{rec.status}' is not a result status", 'use one of: ' + ' '.join(STATUSES))
     for f in ('step', 'branch', 'name'):
@@ -208,7 +278,8 @@ def read(paths):
     out = []
     for path in paths:
         try:
-            with open(path, encoding='utf-8') as f:
+            # a guest's bytes that are no UTF-8: U+FFFD (Record cleans the rest)
+            with open(path, encoding='utf-8', errors='replace', newline='\n') as f:
                 text = f.read()
         except OSError as e:
             raise Error(f'cannot read {path}: {e.strerror}', 'name a record file the kit wrote') from e
@@ -326,11 +397,24 @@ def count_text(records):
 
 # --- KTAP ----------------------------------------------------------------------
 
+# what kunit_parser reads as KTAP wherever a line holds it: "# Subtest: "
+# opens a test (so a diagnostic line must not start with it), and the
+# kernel's end-of-output phrases end the document (searched for in every
+# line); the writer breaks each with a blank before its colon
+KTAP_HEADER = re.compile(r'^(\s*)Subtest:')
+KTAP_END = re.compile(r'(List of all partitions|Kernel panic - not syncing|reboot)(?=:)')
+
+
+def ktap_text(s):
+    """S as text of a KTAP line (a diagnostic, a reason): never KTAP itself."""
+    return KTAP_END.sub(r'\1 ', KTAP_HEADER.sub(r'\1Subtest :', s))
+
+
 def ktap_lines(records, title=None):
     """The KTAP document of RECORDS (nested names: nested subtests)."""
     out = ['KTAP version 1']
     if title:
-        out.append(f'# {title}')
+        out.append(f'# {ktap_text(clean(title))}')
     root = tree(records)
     out.append(f'1..{len(root.children)}')
     for n, child in enumerate(root.children, 1):
@@ -342,13 +426,13 @@ def _ktap_node(node, depth, n, out):
     ind = '    ' * depth
     if node.children:
         sub = ind + '    '
-        out += [f'{sub}KTAP version 1', f'{sub}# Subtest: {node.name}', f'{sub}1..{len(node.children)}']
+        out += [f'{sub}KTAP version 1', f'{sub}# Subtest: {ktap_text(node.name)}', f'{sub}1..{len(node.children)}']
         for k, child in enumerate(node.children, 1):
             _ktap_node(child, depth + 1, k, out)
-    out += [f'{ind}# {l}' for l in node.diagnostics()]
+    out += [f'{ind}# {ktap_text(l)}' for l in node.diagnostics()]
     kind, reason = node.directive()
-    line = f'{ind}{"ok" if node.ok else "not ok"} {n} {node.name}'
-    out.append(f'{line} # {kind} {reason}'.rstrip() if kind else line)
+    line = f'{ind}{"ok" if node.ok else "not ok"} {n} {ktap_text(node.name)}'
+    out.append(f'{line} # {kind} {ktap_text(reason)}'.rstrip() if kind else line)
 
 
 # --- JUnit ---------------------------------------------------------------------
@@ -388,58 +472,31 @@ def junit_cases(node, classname):
     return cases
 
 
-def suite_element_kunit(suite, cases):
-    """<testsuite> from the kernel's kunit_junit, given the flat case list,
-    with what it leaves out added: classname, message, XFAIL as skipped."""
-    S = kunit.parser.TestStatus
-    top = kunit.parser.Test()
-    top.name = suite
-    kind_status = {'passed': S.SUCCESS, 'failure': S.FAILURE, 'skipped': S.SKIPPED, 'error': S.TEST_CRASHED}
+def suite_element(suite, cases):
+    """<testsuite> of the flat case list: a <testcase> (name, classname)
+    each, with a <failure>, <error> or <skipped> (message: the reason, the
+    record's text as its content; XFAIL a <skipped>), or the text of a
+    passed case as its <system-out>.  The kit's own writer: it needs no
+    kernel tree."""
+    el = ET.Element('testsuite', {'name': suite})
     for c in cases:
-        t = kunit.parser.Test()
-        t.name, t.status, t.skip_reason = c.name, kind_status[c.kind], c.message
-        t.log = c.text.splitlines()
-        t.counts.add_status(t.status)
-        top.subtests.append(t)
-        top.counts.add_subtest_counts(t.counts)
-    el = kunit.junit.get_test_suite(top, None)
-    for c, tc in zip(cases, el.findall('testcase')):
-        tc.set('classname', c.classname)
-        for child in tc:
-            if child.tag in ('failure', 'error', 'skipped'):
-                child.set('message', c.message)
-                child.text = c.text or c.message
+        tc = ET.SubElement(el, 'testcase', {'classname': c.classname, 'name': c.name})
+        if c.kind == 'passed':
+            if c.text:
+                ET.SubElement(tc, 'system-out').text = c.text
+            continue
+        ET.SubElement(tc, c.kind, {'message': c.message}).text = c.text or c.message
     return el
-
-
-def suite_element_junit_xml(suite, cases):
-    """<testsuite> from Debian's python3-junit.xml (trees without kunit_junit)."""
-    try:
-        import junit_xml   # pylint: disable=import-outside-toplevel
-    except ImportError:
-        raise Error('the kernel tree has no kunit_junit.py and python3-junit.xml is not installed',
-                    'run bin/deps (or pass the --kunit-dir of a Linux 7.2 tree)') from None
-    tcs = []
-    for c in cases:
-        tc = junit_xml.TestCase(c.name, classname=c.classname, stdout=c.text or None)
-        if c.kind == 'failure':
-            tc.add_failure_info(message=c.message, output=c.text or c.message)
-        elif c.kind == 'error':
-            tc.add_error_info(message=c.message, output=c.text or c.message)
-        elif c.kind == 'skipped':
-            tc.add_skipped_info(message=c.message, output=c.text or None)
-        tcs.append(tc)
-    xml = junit_xml.to_xml_report_string([junit_xml.TestSuite(suite, tcs)], prettyprint=False)
-    return ET.fromstring(xml).find('testsuite')
 
 
 def junit_document(suites, name):
     """<testsuites> of [(suite name, records)]: one <testsuite> each."""
-    root = ET.Element('testsuites', {'name': name})
+    root = ET.Element('testsuites', {'name': clean(name)})
     totals = {'tests': 0, 'failures': 0, 'errors': 0}
     for suite, records in suites:
+        suite = clean(suite)      # a tree's name (a user's directory) is in it
         cases = junit_cases(tree(records), suite)
-        el = suite_element_kunit(suite, cases) if kunit.junit else suite_element_junit_xml(suite, cases)
+        el = suite_element(suite, cases)
         el.set('tests', str(len(cases)))
         el.set('failures', str(sum(c.kind == 'failure' for c in cases)))
         el.set('errors', str(sum(c.kind == 'error' for c in cases)))
@@ -465,8 +522,10 @@ def json_document(records):
 
 def markdown_lines(records, branches):
     """The matrix (make matrix): a column per branch; the tree, a
-    row per topic and per patch (tables/topics.table order), check, abi
-    and boot counts, the steps' times, then the n/a patches."""
+    row per topic and per patch (tables/topics.table order), a count row
+    per step of every other kind (STEP_KINDS order: check, check-TARGET,
+    abi, boot-*, selftests*, ...), the steps' times, the n/a patches, then
+    every failed record of any branch and step, one line each."""
     def of(b, step=None, kind=None):
         return [r for r in records if r.branch == b and (step is None or r.step == step)
                 and (kind is None or r.kind == kind)]
@@ -508,13 +567,19 @@ def markdown_lines(records, branches):
         for p in patches:
             out.append(row(p[:-len('.patch')] if p.endswith('.patch') else p,
                            [patch_cell(b, p) for b in branches]))
-    out.append(row('**check**', [count_cell(b, 'check', 'not run') for b in branches]))
-    if any(of(b, 'abi') for b in branches):
-        out.append(row('**abi** (out/abi/)', [count_cell(b, 'abi', '-') for b in branches]))
-    boots = sorted({r.step for b in branches for r in of(b) if r.step.startswith('boot-')})
-    for step in boots:
-        out.append(row(f'**boot {step[5:]}**', [count_cell(b, step, '-') for b in branches]))
-    for step in ['tree', 'apply', 'check', 'abi'] + boots:
+    # a count row for every step of the columns' records, by kind (tree
+    # and apply: the rows above): a step a writer does not know never
+    # reached here (check())
+    order = [k for k, _ in STEP_KINDS]
+    steps = {r.step for b in branches for r in of(b)} | {'check'}
+    steps = sorted((st for st in steps if step_kind(st) not in ('tree', 'apply')),
+                   key=lambda st: (order.index(step_kind(st)), st))
+    for step in steps:
+        kind = step_kind(step)
+        label = '**abi** (out/abi/)' if step == 'abi' else \
+            f'**boot {step[5:]}**' if kind == 'boot' and step.startswith('boot-') else f'**{step}**'
+        out.append(row(label, [count_cell(b, step, 'not run' if step == 'check' else '-') for b in branches]))
+    for step in ['tree', 'apply'] + steps:
         cells = []
         for b in branches:
             r = [x for x in of(b, step, 'step') if x.seconds is not None]
@@ -529,6 +594,11 @@ def markdown_lines(records, branches):
                     reason = r.lines[-1] if r.lines else ''
                     reason = reason[len('not applicable: '):] if reason.startswith('not applicable: ') else reason
                     out.append(f'- n/a on {b}, {p[:4]}: {reason}')
+    # every failure, of any step and branch (a column's or not), named
+    failed = [r for r in shown(records) if not r.ok]
+    if failed:
+        out += ['', f'Failed ({len(failed)}):', '']
+        out += [f'- {r.branch} {r.step}: {r.name}: {r.lines[-1] if r.lines else r.status}' for r in failed]
     out.append('')
     out.append('Baselines booted: see tables/boot-baselines.table. KTAP of every step: out/ktap/. '
                f'Generated {time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}.')
@@ -551,6 +621,9 @@ def read_plan(path):
         fields = line.split('\t')
         if len(fields) != 2 or not all(fields):
             raise Error(f"{path}:{n}: '{line}' is not BRANCH<TAB>STEP", 'write the plan with lib/steps.sh step_plan')
+        if step_kind(fields[1]) is None:
+            raise Error(f"{path}:{n}: the planned step '{fields[1]}' is of no step kind the writers know",
+                        'use a step of: ' + ' '.join(k for k, _ in STEP_KINDS) + ' (mmbk/results.py STEP_KINDS)')
         if tuple(fields) not in out:
             out.append(tuple(fields))
     return out
@@ -589,7 +662,6 @@ def main(argv):
     p = sub.add_parser('junit', help='JUnit XML, one <testsuite> per record file')
     p.add_argument('-o', '--output', required=True)
     p.add_argument('--name', default='mm-backport-kit')
-    p.add_argument('--kunit-dir', required=True, help=f"a Linux 6.18+ tree's {kunit.KUNIT_REL}")
     p.add_argument('suites', nargs='+', metavar='SUITE=FILE')
     p = sub.add_parser('json', help='the records as one JSON document')
     p.add_argument('-o', '--output', required=True)
@@ -617,7 +689,6 @@ def main(argv):
     elif args.cmd == 'count':
         print(*counts(read(args.files)))
     elif args.cmd == 'junit':
-        kunit.load(args.kunit_dir)
         root = junit_document(suites_of(args.suites), args.name)
         atomic_write(args.output, '<?xml version=\'1.0\' encoding=\'utf-8\'?>\n' +
                      ET.tostring(root, encoding='unicode') + '\n')

@@ -300,16 +300,16 @@ test_ksft_patched_alone_needs_the_table() {
 test_ksft_matrix_runs() {
 	local boots runs
 	boots=$'boot-patched-arm64 patched test arm64\nboot-without-khugepaged-ro-collapse-arm64 without-khugepaged-ro-collapse test arm64'
-	runs=$(in_kit matrix matrix_selftest_runs "$boots" 0)
+	runs=$(in_kit matrix matrix_ksft_runs "$boots" 0)
 	[ "$runs" = "selftests-arm64 test arm64 patched" ] || fail "make test's run on 6.12's arm64 boot" "$runs"
-	runs=$(in_kit matrix matrix_selftest_runs $'boot-without-x without-x test -\nboot-patched-rt patched rt -' 0)
+	runs=$(in_kit matrix matrix_ksft_runs $'boot-without-x without-x test -\nboot-patched-rt patched rt -' 0)
 	[ "$runs" = "selftests-rt rt - patched" ] || fail "the first patched boot is the PREEMPT_RT one" "$runs"
-	runs=$(in_kit matrix matrix_selftest_runs $'boot-patched patched test -\nboot-patched-kabi patched-kabi test -\nboot-patched-arm64 patched test arm64' 0)
+	runs=$(in_kit matrix matrix_ksft_runs $'boot-patched patched test -\nboot-patched-kabi patched-kabi test -\nboot-patched-arm64 patched test arm64' 0)
 	[ "$runs" = "selftests test - patched" ] || fail "make test runs the programs once per branch, on its first patched boot" "$runs"
-	runs=$(in_kit matrix matrix_selftest_runs $'boot-unpatched unpatched test -\nboot-without-x without-x test -' 0)
+	runs=$(in_kit matrix matrix_ksft_runs $'boot-unpatched unpatched test -\nboot-without-x without-x test -' 0)
 	[ -z "$runs" ] || fail "a run without a patched boot" "$runs"
 	boots=$'boot-patched patched test -\nboot-unpatched unpatched test -\nboot-patched-arm64 patched test arm64\nboot-patched-llvm patched test llvm'
-	runs=$(in_kit matrix matrix_selftest_runs "$boots" 1)
+	runs=$(in_kit matrix matrix_ksft_runs "$boots" 1)
 	[ "$runs" = $'selftests test - -\nselftests-arm64 test arm64 -\nselftests-llvm test llvm -' ] ||
 		fail "FULL=1: both kernels on every patched boot's target" "$runs"
 }
@@ -358,4 +358,28 @@ test_ksft_real_broken_0002_is_a_regression() {
 	! grep -q REGRESSION <<< "$OUT" || fail "the series as carried reads as a regression" "$OUT"
 	[ "$(status 'khugepaged/collapse_max_ptes_shared (khugepaged:anon): Maybe collapse with max_ptes_shared exceeded')" = pass ] ||
 		fail "the max_ptes_shared case with the series as carried" "$(cut -f4,5 "$T/j.tsv")"
+}
+
+# what the guest printed (khugepaged's "ESC[31mFail ESC[0m", in the
+# regression's and the pre-existing failures' text) reaches no report as
+# a control character: the records, selftests.md, the KTAP (read by the
+# kernel's parser) and the JUnit (valid against the schema) of a judged
+# run with a regression
+test_ksft_reports_hold_no_guest_escapes() {
+	need_kunit_parser
+	local f bad
+	judge --patched "$LOGS/broken-0002.patched.log" --unpatched "$LOGS/unpatched.log"
+	expect_rc 1 "the broken 0002"
+	grep -qP '\x1b' "$LOGS/broken-0002.patched.log" || fail "the fixture has no escape sequence to test with"
+	kit_py results ktap "$T/j.tsv" --title selftests > "$T/j.ktap"
+	run_kit kit_py ktap count --kunit-dir "$KUNIT_DIR" "$T/j.ktap"
+	expect_rc 0 "kunit_parser on the selftests' KTAP"
+	run_kit kit_py results junit -o "$T/j.xml" selftests-6.12-x86_64="$T/j.tsv"
+	expect_rc 0 "results junit of the selftests' records"
+	run_kit xmllint --noout --schema "$KIT_DIR/tests/junit/junit-10.xsd" "$T/j.xml"
+	expect_rc 0 "xmllint --schema of the selftests' JUnit"
+	for f in "$T/j.md" "$T/j.ktap" "$T/j.xml"; do
+		bad=$(grep -naP '[\x00-\x08\x0b-\x1f\x7f]' "$f" | head -3 | cat -v || true)
+		[ -z "$bad" ] || fail "${f##*/} holds control characters" "$bad"
+	done
 }

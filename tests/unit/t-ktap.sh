@@ -99,7 +99,7 @@ test_judge_by_topic() {
 	need_kunit_parser
 	local log=$CANNED/boot-6.12-unpatched.log v
 	[ -f "$log" ] || fail "no $log"
-	run_kit judge "$log" 6.12 --variant unpatched --title "boot 6.12 unpatched"
+	run_kit judge "$log" 6.12 --variant unpatched --title boot-unpatched
 	expect_rc 0 "judge of the unpatched 6.12 log as unpatched"
 	grep -q '^    ok [0-9]* written_ro # XFAIL fails without khugepaged-ro-collapse' <<< "$OUT" ||
 		fail "ro_collapse.written_ro is not an XFAIL" "$OUT"
@@ -162,7 +162,7 @@ test_judged_documents_parse() {
 }
 
 # what the kit wrote in out/ (a matrix, boot or test run), where present:
-# make test's last step (selftest.sh "outputs")
+# make test's last step (test.sh "outputs")
 test_kit_outputs_parse() {
 	need_kunit_parser
 	local f n=0

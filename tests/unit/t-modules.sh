@@ -177,7 +177,7 @@ test_the_markdown_reads_the_version_not_the_text() {
 test_every_make_option_is_in_the_table() {
 	local vars t line cmd opt bad='' k=$T/options-kit
 	vars=(KDIR=x BRANCH=6.1 ARCH=arm64 LLVM=1 KCONFIG=k TOPICS=t PROFILE=kabi STRICT=1 FORCE=1
-		VERIFY=strict BOOT=1 FULL=1 RT=1 SAVE=1 ONLY=patched JUDGE=l FORMAT=mbox MODE=org M=mm
+		VERIFY=strict BOOT=1 FULL=1 RT=1 SAVE=1 ONLY=patched JUDGE=l FORMAT=mbox MODE=org M=mm PATCHED=0
 		COCCI=c.cocci REGEN_CHECK=1 RESUME=1 ROUNDS=2 SCAN_MODES=fast BRANCHES=6.1 VARIANT=patched)
 	missing_options() {
 		for t in demo tree apply unapply status check matrix regen boot selftests abi export \
@@ -203,4 +203,115 @@ test_every_make_option_is_in_the_table() {
 	sed -i 's/^\(--kconfig .*\),bench$/\1/' "$k/tables/options.table"
 	bad=$(missing_options "$k")
 	[ "$bad" = "make's bench passes --kconfig" ] || fail "a Makefile option missing from the table was not caught" "$bad"
+}
+
+# entry_points_off_name KITDIR: one line per command of KITDIR/bin whose
+# entry point (the last FUNC_run it calls) is not defined in the module
+# named after the command (lib/<command>.sh), but for the commands whose
+# module has another name, each with why; a command that runs no *_run
+# (tree, ci-templates) is left out
+entry_points_off_name() {
+	local f cmd fn def want
+	for f in "$1"/bin/*; do
+		cmd=${f##*/}
+		fn=$(grep -v '^[[:space:]]*#' "$f" | grep -oE '\b[a-z_]+_run\b' | tail -n1 || true)
+		[ -n "$fn" ] || continue
+		case $cmd in
+		selftests) want=kselftest ;;	# the kernel's kselftests: ksft_, mmbk/kselftest.py
+		demo) want=check ;;		# make: tree, apply, then make check's entry point
+		*) want=$cmd ;;
+		esac
+		def=$(grep -lE "^$fn\(\)" "$1"/lib/*.sh || true)
+		[ "$def" = "$1/lib/$want.sh" ] || echo "bin/$cmd runs $fn from ${def:-nowhere}, not lib/$want.sh"
+	done
+}
+
+# each command's entry point is in the module named after it (make test's
+# in lib/test.sh: it was lib/selftest.sh, a name one letter from make
+# selftests' kselftest.sh), and make unapply and make status run in
+# apply.sh's apply_frame, not in make apply's entry point; a command moved
+# to a module of another name is named
+test_entry_points_are_named_after_their_command() {
+	local bad k=$T/names-kit
+	bad=$(entry_points_off_name "$KIT_DIR")
+	[ -z "$bad" ] || fail "entry points off their command's name" "$bad"
+	bad=$(grep -nE '^[^#]*\bapply_run [a-z]' "$KIT_DIR"/lib/*.sh "$KIT_DIR"/bin/* || true)
+	[ -z "$bad" ] || fail "apply_run called as a frame of another command" "$bad"
+	mkdir -p "$k/bin" "$k/lib"
+	cp "$KIT_DIR/bin/test" "$KIT_DIR/bin/check" "$k/bin/"
+	cp "$KIT_DIR/lib/check.sh" "$k/lib/"
+	cp "$KIT_DIR/lib/test.sh" "$k/lib/selftest.sh"
+	bad=$(entry_points_off_name "$k")
+	[ "$bad" = "bin/test runs tests_run from $k/lib/selftest.sh, not lib/test.sh" ] ||
+		fail "the check does not name make test's entry point in lib/selftest.sh" "$bad"
+}
+
+# every module-level constant of mmbk/ is read somewhere (kselftest.py's
+# EXPECT_COLUMNS named columns the table does not have, and nothing read it)
+test_no_dead_python_constants() {
+	local f c bad=''
+	for f in "$KIT_DIR"/mmbk/*.py; do
+		while read -r c; do
+			[ -z "$c" ] || [ "$(cat "$KIT_DIR"/mmbk/*.py | grep -cw -- "$c")" -gt 1 ] || bad="$bad ${f##*/}:$c"
+		done < <(sed -nE 's/^([A-Z][A-Z0-9_]+) ?=.*/\1/p' "$f")
+	done
+	[ -z "$bad" ] || fail "constants nothing reads:$bad"
+}
+
+# stages hand back their records (request.sh request_hand_back): the
+# matrix computes no other module's output path (it did in four places:
+# out/check/<name>/results.tsv, out/boot/<tag>.tsv, the selftests'
+# records.tsv and the abi stage's results.tsv), and every entry point it
+# runs as a step hands its records back
+test_matrix_computes_no_other_modules_path() {
+	local bad m
+	bad=$(grep -nE 'OUT_DIR/(check|boot|selftests|abi)/|CACHE_DIR/abi|records\.tsv|results\.tsv' "$KIT_DIR/lib/matrix.sh" |
+		grep -v '^[0-9]*:[[:space:]]*#' || true)
+	[ -z "$bad" ] || fail "lib/matrix.sh computes another module's output path" "$bad"
+	for m in check boot kselftest abi; do
+		grep -q 'request_hand_back ' "$KIT_DIR/lib/$m.sh" || bad="$bad $m.sh"
+	done
+	[ -z "$bad" ] || fail "entry points that do not hand back their records:$bad"
+}
+
+# the Makefile maps make variables onto options and nothing else: no
+# default of its own (?=) and no variable derived from others (make boot's
+# kernel came from PATCHED= and PROFILE= in a VARIANT_ of the Makefile);
+# the request derives it once, where it is parsed (request.sh
+# request_variant), and rejects a PATCHED= it does not know
+test_makefile_maps_variables_only() {
+	local bad v
+	bad=$(grep -nE '^[A-Za-z_]+[[:space:]]*\?=' "$KIT_DIR/Makefile" || true)
+	[ -z "$bad" ] || fail "defaults in the Makefile (tables/options.table and the request hold them)" "$bad"
+	bad=$(grep -nE '^[A-Za-z_]+[[:space:]]*:?=' "$KIT_DIR/Makefile" | grep -vE '^[0-9]+:(SHELL|B|given|opt|flag|FROM|TREE|TARGET|APPLY|OK2)[[:space:]]' || true)
+	[ -z "$bad" ] || fail "variables the Makefile derives beyond its option helpers" "$bad"
+	kit_use request
+	for v in "--patched 0=unpatched" "--patched no=unpatched" "--patched 1=patched" "=patched" \
+		"--series-profile kabi=patched-kabi" "--patched 0 --series-profile kabi=unpatched" \
+		"--patched 0 --variant without-ksm-break-ksm=without-ksm-break-ksm"; do
+		# shellcheck disable=SC2086  # the options of one case
+		( request_parse boot ${v%=*} && [ "$REQ_VARIANT" = "${v#*=}" ] ) ||
+			fail "bin/boot ${v%=*}: the variant is not ${v#*=}"
+	done
+	# shellcheck disable=SC2016  # expanded by the inner bash
+	run_kit bash -c '. "$1/lib/kit.sh"; kit_use request; request_parse boot --patched maybe' - "$KIT_DIR"
+	expect_one_line_error "PATCHED=maybe: use PATCHED=1 or PATCHED=0"
+	run_kit make -s -n -C "$KIT_DIR" boot BRANCH=6.12 PATCHED=0 PROFILE=kabi
+	expect_out '--patched "0"' "make boot does not pass PATCHED= as it is"
+	expect_out '--series-profile "kabi"' "make boot does not pass PROFILE= as it is"
+}
+
+# one reader of tables per language: in mmbk/ only tables.py splits a
+# table's lines (tables.read_table; ktap.py's boot-expect, abi_report.py's
+# abi-expect and kselftest.py's kselftest-expect readers had their own,
+# with their own comment rules), but for kselftest.py's write_expect,
+# which keeps the comment lines of the table it rewrites
+test_one_python_table_reader() {
+	local bad
+	bad=$({
+		grep -nE "split\('#'|^[^#]*\\\\s\*#\.\*" "$KIT_DIR"/mmbk/*.py | grep -v "^$KIT_DIR/mmbk/tables.py:" || true
+		awk -v q="'" '/^def /{ fn = $2 } index($0, "startswith(" q "#" q ")") && fn !~ /^write_expect/ && FILENAME !~ /(tables|kunit)\.py$/ {
+			print FILENAME ":" FNR ": " $0 }' "$KIT_DIR"/mmbk/*.py
+	})
+	[ -z "$bad" ] || fail "table lines split outside mmbk/tables.py read_table" "$bad"
 }

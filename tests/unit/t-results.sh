@@ -95,9 +95,9 @@ test_bad_records_are_one_line_errors() {
 	[ ! -e "$T/x.json" ] || fail "a JSON document was written from bad records"
 }
 
-# junit SUITE=FILE... -> $T/junit.xml (kunit_junit of the 7.2 tree)
+# junit SUITE=FILE... -> $T/junit.xml
 junit() {
-	results junit -o "$T/junit.xml" --kunit-dir "$KUNIT_DIR" "$@"
+	results junit -o "$T/junit.xml" "$@"
 }
 
 # out/junit.xml validates and says why: a failure's message is the
@@ -164,19 +164,43 @@ test_junit_invalid_is_rejected() {
 	grep -q "attribute 'tests' is required" <<< "$OUT" || fail "xmllint did not name tests=" "$OUT"
 }
 
-# a tree without kunit_junit.py (6.18): Debian's python3-junit.xml writes it
-test_junit_without_kunit_junit() {
-	local k
-	k=$(pristine_dir 6.18)/tools/testing/kunit
-	[ -f "$k/kunit_parser.py" ] || skip "no cached 6.18 tree"
-	[ ! -f "$k/kunit_junit.py" ] || fail "6.18 has kunit_junit.py; pick a tree without it"
-	run_kit results junit -o "$T/junit-xml.xml" --kunit-dir "$k" 6.12.check="$RECORDS/check-6.12.tsv" \
+# the JUnit writer is the kit's own: it needs no kernel tree (make's
+# out/check/<tree>/junit.xml on a fresh machine, before any tree with the
+# kernel's KTAP parser is cached): with an empty cache it writes a valid
+# document, and no module calls kunit_dir to write JUnit
+test_junit_needs_no_kernel_tree() {
+	local bad
+	mkdir -p "$T/empty-cache"
+	MMBK_CACHE=$T/empty-cache run_kit results junit -o "$T/fresh.xml" 6.12.check="$RECORDS/check-6.12.tsv" \
 		6.12.boot-unpatched="$RECORDS/boot-6.12-unpatched.tsv"
-	expect_rc 0 "results junit with 6.18's kunit_parser and python3-junit.xml"
-	run_kit xmllint --noout --schema "$XSD" "$T/junit-xml.xml"
-	expect_rc 0 "xmllint of the python3-junit.xml output"
-	grep -q 'message="1 new sparse warning(s) in mm/khugepaged.o"' "$T/junit-xml.xml" ||
-		fail "no failure message in the python3-junit.xml output"
+	expect_rc 0 "results junit with an empty cache"
+	run_kit xmllint --noout --schema "$XSD" "$T/fresh.xml"
+	expect_rc 0 "xmllint of the JUnit written with an empty cache"
+	grep -q 'message="1 new sparse warning(s) in mm/khugepaged.o"' "$T/fresh.xml" ||
+		fail "no failure message in the JUnit written with an empty cache"
+	run_kit results junit -h
+	! grep -q -- '--kunit-dir' <<< "$OUT" || fail "results junit still takes --kunit-dir" "$OUT"
+	bad=$(grep -n 'results junit.*kunit' "$KIT_DIR"/lib/*.sh "$KIT_DIR"/bin/* || true)
+	[ -z "$bad" ] || fail "a module looks for the kernel's parser to write JUnit" "$bad"
+	# make (bin/demo) and every module it loads, transitively (kit_use
+	# lines): none looks for the kernel's parser, which a fresh machine
+	# does not have before make tree BRANCH=7.2
+	bad=$(demo_modules | while read -r m; do grep -Hn 'kunit_dir' "$KIT_DIR/lib/$m.sh" | grep -v '^[^:]*:[0-9]*:\(#\|kunit_dir()\)'; done || true)
+	[ -n "$(demo_modules)" ] || fail "no modules found for bin/demo"
+	[ -z "$bad" ] || fail "make (bin/demo) would look for the kernel's KTAP parser" "$bad"
+}
+
+# demo_modules -> the modules bin/demo loads, and the modules they load
+demo_modules() {
+	local todo seen=' ' m
+	todo=$(sed -n 's/^kit_use //p' "$KIT_DIR/bin/demo")
+	while [ -n "${todo// /}" ]; do
+		read -r m todo <<< "$todo"
+		[[ $seen == *" $m "* ]] && continue
+		seen="$seen$m "
+		echo "$m"
+		todo="$todo $(grep -o 'kit_use [a-z -]*' "$KIT_DIR/lib/$m.sh" | sed 's/^kit_use //' | tr '\n' ' ')"
+	done
 }
 
 # json_records JSON -> the records of a results json document, written
@@ -280,8 +304,179 @@ test_expect_names_missing_steps() {
 	grep -q '^case	check	7\.2	check	error	.*left no record' "$T/missing.tsv" || fail "no error record of 7.2 check" "$(cat "$T/missing.tsv")"
 	out=$(results expect --plan "$T/plan.tsv" -o "$T/missing.tsv")
 	[ "$(printf '%s\n' "$out" | paste -sd,)" = "6.1 tree,6.1 apply,7.2 check" ] || fail "without records every step is missing: $out"
+	printf '6.1\tfrobnicate\n' > "$T/badplan.tsv"
+	run_kit results expect --plan "$T/badplan.tsv" -o "$T/missing.tsv"
+	expect_one_line_error "badplan.tsv:1: the planned step 'frobnicate' is of no step kind the writers know"
 	printf '6.1 tree\n' > "$T/badplan.tsv"
 	out=$(results expect --plan "$T/badplan.tsv" -o "$T/missing.tsv" 2>&1) || rc=$?
 	{ [ "$rc" -ne 0 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && grep -q "is not BRANCH<TAB>STEP" <<< "$out"; } ||
 		fail "a bad plan line is not a one-line error (exit $rc)" "$out"
+}
+
+# hostile_records FILE: records whose names and text hold what guests and
+# tools print: colour escapes (khugepaged's "ESC[31mFail ESC[0m"), NUL, a
+# lone surrogate (CESU bytes: invalid UTF-8), bytes that are no UTF-8,
+# "]]>", "&" and "<", "#" and KTAP's own phrases ("# Subtest:", the
+# kernel's end-of-output lines), line separators Python splits on, CR and
+# FF; in a failed, a skipped, an xfail and a passed record
+hostile_records() {
+	{
+		printf 'case\tselftests\t6.12\tkhugepaged/\033[31mcollapse\033[0m\tfail\t-\t-\t'
+		printf '\033[31mFail\033[0m khugepaged\\nNUL:\000:end\\nlone surrogate:\355\240\200:end\\n'
+		printf 'invalid:\377\376:end\\nCDATA ]]> end & <tag>\\n# Subtest: not_a_test\\nSubtest: nor_this\\n'
+		printf 'reboot: System halted\\nKernel panic - not syncing: VFS: no root\\nList of all partitions:\\n'
+		printf 'line\342\200\250sep\302\205nel\rcr\014ff\\nthe reason # with a hash\t6.12.118\tx86_64\n'
+		printf 'case\tcheck\t6.12\tsparse\tskip\t-\t-\tskipped: \033[1mbold\033[0m ]]> # why\t-\t-\n'
+		printf 'case\tboot-patched\t6.12\tnosteal/x\txfail\t-\t-\tfails \000\033 # known ]]>\t-\t-\n'
+		printf 'case\tboot-patched\t6.12\tnosteal/y\tpass\t-\t-\tok \033[0m\t-\t-\n'
+	} > "$1"
+}
+
+# no_controls FILE...: each file is UTF-8 with no control character but
+# tab and newline, no surrogate and no U+FFFE/U+FFFF (prints what it finds)
+no_controls() {
+	/usr/bin/python3 - "$@" <<'PY'
+import re, sys
+bad = re.compile('[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff\u2028\u2029]')
+for path in sys.argv[1:]:
+    try:
+        text = open(path, 'rb').read().decode('utf-8')
+    except UnicodeDecodeError as e:
+        print(f'{path}: not UTF-8: {e}')
+        continue
+    for n, line in enumerate(text.split('\n'), 1):
+        m = bad.search(line)
+        if m:
+            print(f'{path}:{n}: U+{ord(m.group()):04X} in {line!r}')
+PY
+}
+
+# text from guests and tools is made safe once, in the result model: the
+# KTAP of hostile records parses with the kernel's parser (its counts the
+# records' counts), the JUnit validates against the schema with the
+# failure's reason and the "]]>" kept, the JSON and the Markdown are
+# UTF-8 without control characters; a Record made in Python with a lone
+# surrogate is written and read back
+test_hostile_text_is_safe_in_every_output() {
+	need_kunit_parser
+	local bad counts
+	hostile_records "$T/h.tsv"
+	run_kit results count "$T/h.tsv"
+	expect_rc 0 "results count of hostile records"
+	counts=$OUT
+	[ "$counts" = "2 1 1" ] || fail "hostile records count '$counts', expected '2 1 1'"
+	run_kit results ktap "$T/h.tsv" --title hostile --summary hostile
+	expect_rc 0 "results ktap of hostile records"
+	printf '%s\n' "$OUT" > "$T/h.ktap"
+	run_kit kit_py ktap count --kunit-dir "$KUNIT_DIR" "$T/h.ktap"
+	expect_rc 0 "kunit_parser on the KTAP of hostile records"
+	[ "$OUT" = "$counts" ] || fail "kunit_parser counts '$OUT' in the KTAP of hostile records, results count '$counts'" "$(cat "$T/h.ktap")"
+	run_kit results junit -o "$T/h.xml" "6.12.hostile"$'\033[1m'"=$T/h.tsv"
+	expect_rc 0 "results junit of hostile records"
+	run_kit xmllint --noout --schema "$XSD" "$T/h.xml"
+	expect_rc 0 "xmllint --schema of the JUnit of hostile records"
+	/usr/bin/python3 - "$T/h.xml" <<'PY' || fail "the JUnit of hostile records lost what it must say"
+import sys
+import xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+f = [c for c in root.iter('testcase') if c.find('failure') is not None]
+assert len(f) == 1, f
+assert f[0].get('name') == 'collapse', f[0].get('name')
+assert f[0].find('failure').get('message') == 'the reason # with a hash', f[0].find('failure').get('message')
+assert 'CDATA ]]> end & <tag>' in f[0].find('failure').text
+assert 'Fail' in f[0].find('failure').text
+PY
+	run_kit results json -o "$T/h.json" "$T/h.tsv"
+	expect_rc 0 "results json of hostile records"
+	/usr/bin/python3 -c 'import json, sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$T/h.json" ||
+		fail "the JSON of hostile records does not load"
+	run_kit results markdown -o "$T/h.md" --branches 6.12 "$T/h.tsv"
+	expect_rc 0 "results markdown of hostile records"
+	bad=$(no_controls "$T/h.ktap" "$T/h.xml" "$T/h.json" "$T/h.md")
+	[ -z "$bad" ] || fail "control characters in the outputs" "$bad"
+	run_kit env PYTHONPATH="$KIT_DIR" /usr/bin/python3 -B -c 'import sys
+from mmbk import results
+r = results.Record("case", "check", "6.12", "x\ud800", "fail", text="a\udcff\x1b[31mred\x1b[0m\x00b")
+results.write(sys.argv[1], [r])
+back = results.read([sys.argv[1]])[0]
+print(back.name, back.text)' "$T/py.tsv"
+	expect_rc 0 "a Record with a lone surrogate written and read back"
+	[ "$OUT" = "x� a�red␀b" ] || fail "the Record read back is '$OUT'"
+}
+
+# kind_records FILE: a failing record of each step kind of a run (the 10
+# fields of mmbk/results.py): the tree and apply steps (a tree that could
+# not be fetched, a topic that failed), check and check-TARGET, abi, the
+# boots, the selftests steps, make test's unit steps and its own checks
+# (a writer that failed, a planned step that left no record)
+kind_records() {
+	local s
+	{
+		printf 'case\tapply\t6.12\ttree\terror\t-\t-\tthe tree could not be fetched\t-\t-\n'
+		printf 'topic\tapply\t6.12\tkhugepaged-mmap-lock\tfailed\tkhugepaged-mmap-lock\t-\t0006 did not apply\t6.12.118\t-\n'
+		for s in check check-llvm check-arm64 check-arm64-llvm abi boot-patched boot-unpatched-arm64 boot-patched-rt \
+			selftests selftests-arm64 selftests-rt; do
+			printf 'case\t%s\t6.12\tcase_of_%s\tfail\t-\t-\t%s failed here\t6.12.118\tx86_64\n' "$s" "$s" "$s"
+		done
+		printf 'case\tunit\tunit\tt-check.catches\tfail\t-\t3\tthe unit test failed\t-\t-\n'
+		printf 'case\tfast\tunit\tfast\terror\t-\t9\tfast exited with status 2 without a failed result\t-\t-\n'
+		printf 'case\twriter\tmatrix\tout/junit.xml\terror\t-\t-\tthe writer of out/junit.xml failed\t-\t-\n'
+		printf 'case\tboot-patched\t6.1\tboot-patched\terror\t-\t-\tthe step boot-patched of 6.1 left no record\t-\t-\n'
+	} > "$1"
+}
+
+# every step kind is a failure in every output: fed a failing record of
+# each kind, the count, the KTAP (read by the kernel's parser), the JUnit,
+# the JSON and the matrix's Markdown (a row of its own for each step of a
+# column's branch, and a line for each failure) each show every one; a
+# step of no kind the writers know is a one-line error of every writer,
+# never an omission
+test_every_step_kind_fails_in_every_output() {
+	need_kunit_parser
+	local n s f
+	kind_records "$T/k.tsv"
+	n=$(grep -c . "$T/k.tsv")
+	[ "$(results count "$T/k.tsv")" = "0 $n 0" ] || fail "results count: '$(results count "$T/k.tsv")', expected 0 $n 0"
+	results ktap "$T/k.tsv" > "$T/k.ktap"
+	run_kit kit_py ktap count --kunit-dir "$KUNIT_DIR" "$T/k.ktap"
+	[ "$OUT" = "0 $n 0" ] || fail "kunit_parser counts '$OUT' in the KTAP, expected 0 $n 0" "$(cat "$T/k.ktap")"
+	run_kit results junit -o "$T/k.xml" run="$T/k.tsv"
+	expect_rc 0 "results junit"
+	run_kit xmllint --noout --schema "$XSD" "$T/k.xml"
+	expect_rc 0 "xmllint --schema"
+	f=$(/usr/bin/python3 -c 'import sys, xml.etree.ElementTree as ET
+r = ET.parse(sys.argv[1]).getroot()
+print(sum(c.find("failure") is not None or c.find("error") is not None for c in r.iter("testcase")))' "$T/k.xml")
+	[ "$f" = "$n" ] || fail "the JUnit has $f failed cases, expected $n" "$(cat "$T/k.xml")"
+	results json -o "$T/k.json" "$T/k.tsv"
+	f=$(/usr/bin/python3 -c 'import json, sys
+print(sum(r["status"] in ("fail", "failed", "error") for r in json.load(open(sys.argv[1]))["records"]))' "$T/k.json")
+	[ "$f" = "$n" ] || fail "the JSON has $f failed records, expected $n"
+	results markdown -o "$T/matrix.md" --branches "6.12 6.1" "$T/k.tsv"
+	[ "$(row '**topic khugepaged-mmap-lock**')" = "failed|not run" ] || fail "the failed topic: '$(row '**topic khugepaged-mmap-lock**')'" "$(cat "$T/matrix.md")"
+	for s in check check-llvm check-arm64 check-arm64-llvm abi boot-patched boot-unpatched-arm64 boot-patched-rt \
+		selftests selftests-arm64 selftests-rt; do
+		grep -qE "^\| \*\*[^|]*\*\*[^|]*\| 0 passed, 1 failed, 0 skipped \|" <<< "$(grep -F "**${s/boot-/boot }**" "$T/matrix.md")" ||
+			fail "no row of $s with its failure in the Markdown" "$(cat "$T/matrix.md")"
+		grep -qxF -- "- 6.12 $s: case_of_$s: $s failed here" "$T/matrix.md" || fail "no failure line of $s in the Markdown" "$(cat "$T/matrix.md")"
+	done
+	[ "$(row '**boot patched**')" = "0 passed, 1 failed, 0 skipped|0 passed, 1 failed, 0 skipped" ] ||
+		fail "the boot-patched row: '$(row '**boot patched**')'" "$(cat "$T/matrix.md")"
+	for s in '6.12 apply: tree: the tree could not be fetched' '6.12 apply: khugepaged-mmap-lock: 0006 did not apply' \
+		'unit unit: t-check.catches: the unit test failed' 'unit fast: fast: fast exited with status 2 without a failed result' \
+		'matrix writer: out/junit.xml: the writer of out/junit.xml failed' '6.1 boot-patched: boot-patched: the step boot-patched of 6.1 left no record'; do
+		grep -qxF -- "- $s" "$T/matrix.md" || fail "no failure line '- $s' in the Markdown" "$(cat "$T/matrix.md")"
+	done
+	[ "$(grep -c '^- .*: .*: ' "$T/matrix.md")" = "$n" ] || fail "not $n failure lines in the Markdown" "$(cat "$T/matrix.md")"
+	# a step no writer knows
+	printf 'case\tfrobnicate\t6.12\tx\tfail\t-\t-\twhy\t-\t-\n' > "$T/u.tsv"
+	for f in "ktap $T/u.tsv" "count $T/u.tsv" "json -o $T/u.json $T/u.tsv" "junit -o $T/u.xml s=$T/u.tsv" \
+		"markdown -o $T/u.md --branches 6.12 $T/u.tsv"; do
+		# shellcheck disable=SC2086  # the arguments of one writer
+		run_kit results $f
+		expect_one_line_error "u.tsv:1: the step 'frobnicate' is of no step kind the writers know; use a step of: tree apply"
+	done
+	if [ -e "$T/u.json" ] || [ -e "$T/u.xml" ] || [ -e "$T/u.md" ]; then
+		fail "a writer wrote an output of a step it does not know"
+	fi
 }

@@ -267,7 +267,7 @@ exec $(command -v quilt) \"\$@\"")
 }
 
 # Ctrl-C from a terminal: SIGINT to the whole process group (the command,
-# apply_run's subshell, the kit_try subshell that holds the trap, quilt);
+# apply_frame's subshell, the kit_try subshell that holds the trap, quilt);
 # the shells that only wait go on, the one with the trap restores the tree
 test_sigint_to_the_process_group() {
 	local d sum bin rc=0 out

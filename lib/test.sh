@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# selftest.sh - everything make test runs, in order (bin/test): the trees,
+# test.sh - everything make test runs, in order (bin/test): the trees,
 # the fast tier of the unit tests (needs no kernel tree), the unit tests
 # that need trees, then the matrix (tree, apply, check, boots, the tree's
 # own selftests on a patched boot's kernel) on every branch, and last the
@@ -16,37 +16,37 @@
 # Ends with one "N passed, N failed, N skipped" line.
 kit_use tables trees results request steps deps fetch
 
-# selftest_step NAME RECORDS CMD...: run a step; its KTAP to
+# tests_step NAME RECORDS CMD...: run a step; its KTAP to
 # out/test/NAME.ktap, its stderr to out/test/NAME.log, its step record to
 # out/test/steps.tsv
-selftest_step() {
+tests_step() {
 	local name=$1 records=$2
 	shift 2
 	progress "test: $name"
-	step_run_split "$ST_DIR/$name.ktap" "$ST_DIR/$name.log" "$@"
+	step_run_split "$TS_DIR/$name.ktap" "$TS_DIR/$name.log" "$@"
 	[ -f "$records" ] || : > "$records"
-	step_close "$records" "$name" unit "$ST_DIR/$name.log"
-	awk -F'\t' '$1 == "step"' "$records" >> "$ST_DIR/steps.tsv"
+	step_close "$records" "$name" unit "$TS_DIR/$name.log"
+	awk -F'\t' '$1 == "step"' "$records" >> "$TS_DIR/steps.tsv"
 	awk -F'\t' '$1 != "step"' "$records" > "$records.tmp" && mv "$records.tmp" "$records"
 	progress "test: $name: $(kit_py results count "$records" | awk '{ printf "%s passed, %s failed, %s skipped", $1, $2, $3 }') (exit status $STEP_RC)"
-	grep -E '^not ok' "$ST_DIR/$name.ktap" >&2 || true
+	grep -E '^not ok' "$TS_DIR/$name.ktap" >&2 || true
 }
 
-# selftest_matrix BOOT FULL: the matrix as a step: its stdout to
+# tests_matrix BOOT FULL: the matrix as a step: its stdout to
 # out/test/matrix.log, its progress on stderr; every step it planned and
 # did not record is a failure (matrix_expect), and so is a status other
 # than 0 with no failure counted, or any status but 0 and 1 (a crash)
-selftest_matrix() {
-	local records=$ST_DIR/matrix.tsv f failed err tee_pid files=()
+tests_matrix() {
+	local records=$TS_DIR/matrix.tsv f failed err tee_pid files=()
 	kit_use matrix
 	# its stderr to the console and to matrix.err through a tee, which is
 	# given up to 10 s to end (so that nothing of it comes after the last
 	# line), not more: a process the matrix left behind may hold its pipe
-	exec {err}> >(tee "$ST_DIR/matrix.err" >&2)
+	exec {err}> >(tee "$TS_DIR/matrix.err" >&2)
 	tee_pid=$!
 	# through kit_try (step_run_split), not "|| true", so that errexit
 	# holds in every step
-	step_run_split "$ST_DIR/matrix.log" "/dev/fd/$err" request_call BOOT="$1" FULL="$2" -- matrix_run
+	step_run_split "$TS_DIR/matrix.log" "/dev/fd/$err" request_call BOOT="$1" FULL="$2" -- matrix_run
 	exec {err}>&-
 	for _ in $(seq 50); do
 		kill -0 "$tee_pid" 2>/dev/null || break
@@ -60,28 +60,28 @@ selftest_matrix() {
 	failed=$(kit_py results count ${files[@]+"${files[@]}"} "$records" | awk '{ print $2 }') || failed=0
 	if [ "$STEP_RC" -gt 1 ] || { [ "$STEP_RC" -ne 0 ] && [ "$failed" -eq 0 ]; }; then
 		warn "the matrix exited with status $STEP_RC"
-		result "$records" case matrix matrix matrix error - "$STEP_SECONDS" "the matrix exited with status $STEP_RC (its log: $ST_DIR/matrix.log, matrix.err)"
+		result "$records" case matrix matrix matrix error - "$STEP_SECONDS" "the matrix exited with status $STEP_RC (its log: $TS_DIR/matrix.log, matrix.err)"
 	fi
-	result "$ST_DIR/steps.tsv" step matrix unit matrix "$([ "$STEP_RC" -eq 0 ] && echo pass || echo error)" - "$STEP_SECONDS" \
-		"exit status $STEP_RC; log: $ST_DIR/matrix.log"
-	grep -v '^\[' "$ST_DIR/matrix.log" || true
+	result "$TS_DIR/steps.tsv" step matrix unit matrix "$([ "$STEP_RC" -eq 0 ] && echo pass || echo error)" - "$STEP_SECONDS" \
+		"exit status $STEP_RC; log: $TS_DIR/matrix.log"
+	grep -v '^\[' "$TS_DIR/matrix.log" || true
 }
 
-# selftest_run: make test (REQ_FAST=1: make test-fast; REQ_FULL=1 the full
+# tests_run: make test (REQ_FAST=1: make test-fast; REQ_FULL=1 the full
 # tier; REQ_BOOT=0 no boots)
-selftest_run() (
+tests_run() (
 	local fast=$REQ_FAST full=$REQ_FULL boot=${REQ_BOOT:-1} b passed failed skipped uargs=() f files=() unit_pid unit_rc=0 console
-	ST_DIR=$OUT_DIR/test
+	TS_DIR=$OUT_DIR/test
 	# out/test is this run's until it ends: a second make test of this
 	# checkout waits for it
 	mkdir -p "$OUT_DIR"
 	lock_tree "$OUT_DIR/test.lock"
 	START=$(date +%s)
-	rm -rf "$ST_DIR"
-	mkdir -p "$ST_DIR"
-	: > "$ST_DIR/steps.tsv"
-	step_plan "$ST_DIR/plan.tsv" unit fast
-	[ "$fast" = 1 ] || step_plan "$ST_DIR/plan.tsv" unit unit matrix outputs
+	rm -rf "$TS_DIR"
+	mkdir -p "$TS_DIR"
+	: > "$TS_DIR/steps.tsv"
+	step_plan "$TS_DIR/plan.tsv" unit fast
+	[ "$fast" = 1 ] || step_plan "$TS_DIR/plan.tsv" unit unit matrix outputs
 	# the unit runner's line per test file goes to the console (this
 	# stderr), its line per test to the step's log
 	exec {console}>&2
@@ -97,10 +97,10 @@ selftest_run() (
 		done
 		sparse_path >/dev/null
 	fi
-	selftest_step fast "$ST_DIR/fast.tsv" "$KIT_DIR/tests/unit/run.sh" --tier fast --records "$ST_DIR/fast.tsv" --progress-fd "$console"
-	files=("$ST_DIR/fast.tsv")
+	tests_step fast "$TS_DIR/fast.tsv" "$KIT_DIR/tests/unit/run.sh" --tier fast --records "$TS_DIR/fast.tsv" --progress-fd "$console"
+	files=("$TS_DIR/fast.tsv")
 	if [ "$fast" = 0 ]; then
-		uargs=(--tier tree --records "$ST_DIR/unit.tsv" --progress-fd "$console")
+		uargs=(--tier tree --records "$TS_DIR/unit.tsv" --progress-fd "$console")
 		[ "$full" = 0 ] || uargs+=(--full)
 		# the unit tests and the matrix run side by side: the unit tests
 		# are mostly one process at a time (quilt, spatch, the shell),
@@ -111,37 +111,37 @@ selftest_run() (
 		# the same priority: with the unit tests at nice 10 a cold run
 		# took 83 minutes, not 80 (the matrix gained 80 s, and the unit
 		# tests ran 4 minutes past it)
-		selftest_step unit "$ST_DIR/unit.tsv" "$KIT_DIR/tests/unit/run.sh" "${uargs[@]}" &
+		tests_step unit "$TS_DIR/unit.tsv" "$KIT_DIR/tests/unit/run.sh" "${uargs[@]}" &
 		unit_pid=$!
 		progress "test: matrix on $SUPPORTED_BRANCHES ($([ "$full" = 1 ] && echo 'every baseline and target' || echo 'the kernels of tables/boot-baselines.table'))"
-		selftest_matrix "$boot" "$full"
+		tests_matrix "$boot" "$full"
 		progress "test: matrix done; waiting for the unit tests"
 		wait "$unit_pid" || unit_rc=$?
 		if [ "$unit_rc" -ne 0 ]; then
 			warn "the unit step exited with status $unit_rc"
-			result "$ST_DIR/unit-step.tsv" case unit unit unit-step error - - "the unit step (selftest_step) exited with status $unit_rc"
-			files+=("$ST_DIR/unit-step.tsv")
+			result "$TS_DIR/unit-step.tsv" case unit unit unit-step error - - "the unit step (tests_step) exited with status $unit_rc"
+			files+=("$TS_DIR/unit-step.tsv")
 		fi
 		# this run's own outputs (the matrix's and the boots' KTAP, the
 		# unit runner's) read by the kernel's KTAP parser, their counts
 		# checked (t-ktap kit_outputs_parse): the fast tier ran before
 		# they existed, and skipped it
-		selftest_step outputs "$ST_DIR/outputs.tsv" "$KIT_DIR/tests/unit/run.sh" --tier all \
-			--records "$ST_DIR/outputs.tsv" --progress-fd "$console" ktap.kit_outputs_parse
-		files+=("$ST_DIR/unit.tsv" "$ST_DIR/matrix.tsv" "$ST_DIR/outputs.tsv")
+		tests_step outputs "$TS_DIR/outputs.tsv" "$KIT_DIR/tests/unit/run.sh" --tier all \
+			--records "$TS_DIR/outputs.tsv" --progress-fd "$console" ktap.kit_outputs_parse
+		files+=("$TS_DIR/unit.tsv" "$TS_DIR/matrix.tsv" "$TS_DIR/outputs.tsv")
 		for f in "$OUT_DIR"/results/*-*.tsv; do
 			[ ! -f "$f" ] || files+=("$f")
 		done
 	fi
 	# every planned step left its step record (a step that left no
 	# record file at all is missing here)
-	step_missing "$ST_DIR/plan.tsv" "$ST_DIR/missing.tsv" "$ST_DIR/steps.tsv"
-	files+=("$ST_DIR/missing.tsv")
+	step_missing "$TS_DIR/plan.tsv" "$TS_DIR/missing.tsv" "$TS_DIR/steps.tsv"
+	files+=("$TS_DIR/missing.tsv")
 	for f in "${files[@]}"; do
 		[ -f "$f" ] || warn "no records in $f"
 	done
 	read -r passed failed skipped < <(kit_py results count "${files[@]}") ||
-		{ passed=0 failed=1 skipped=0; warn "the records in $ST_DIR and out/results could not be counted"; }
+		{ passed=0 failed=1 skipped=0; warn "the records in $TS_DIR and out/results could not be counted"; }
 	progress "test: done in $(( $(date +%s) - START ))s"
 	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ]

@@ -22,7 +22,7 @@ stub_kit() {
 	# shellcheck disable=SC2016  # the stub's own text
 	printf '# tier: tree\ntest_kit_outputs_parse() {\n\t[ -z "${STUB_OUTPUTS_FAIL:-}" ] || [ ! -f "$OUT_DIR/test/outputs.ktap" ]\n}\n' \
 		> "$k/tests/unit/t-ktap.sh"
-	cat >> "$k/lib/selftest.sh" <<-'STUB'
+	cat >> "$k/lib/test.sh" <<-'STUB'
 	deps_run() { :; }
 	need_cache() { :; }
 	fetch_tree() { :; }
@@ -37,11 +37,13 @@ stub_kit() {
 	matrix_fetch() ( : )
 	worktree_records() { echo "$OUT_DIR/status/$1-stub-apply.tsv"; }
 	matrix_apply() (
+		request_hand_back "$OUT_DIR/status/$1-stub-apply.tsv"
 		result "$OUT_DIR/status/$1-stub-apply.tsv" case apply "$1" stub pass
 		echo "$OUT_DIR/stub-tree" > "$OUT_DIR/status/$1.tree"
 	)
 	matrix_check() (
 		mkdir -p "$OUT_DIR/check/$1"
+		request_hand_back "$OUT_DIR/check/$1/results.tsv"
 		result "$OUT_DIR/check/$1/results.tsv" case check "$1" stub pass
 	)
 	eval "$(declare -f matrix_branch | sed '1s/^matrix_branch/matrix_branch_real/')"
@@ -56,7 +58,7 @@ stub_kit() {
 # stub_test KIT -> make test (bin/test --no-boot) of KIT: its output in
 # $OUT, its status in $RC
 stub_test() {
-	run_kit env MMBK_CACHE="$T/selftest-cache" "$1/bin/test" --no-boot
+	run_kit env MMBK_CACHE="$T/test-cache" "$1/bin/test" --no-boot
 }
 
 # the control: the stubbed run passes, so that the failures below are the
@@ -64,7 +66,7 @@ stub_test() {
 test_stubbed_make_test_passes() {
 	local k
 	need_kunit_parser
-	k=$(stub_kit kit-selftest-ok)
+	k=$(stub_kit kit-test-ok)
 	STUB_KUNIT=$KUNIT_DIR stub_test "$k"
 	expect_rc 0 "make test of the stubbed kit"
 	grep -qE '^[1-9][0-9]* passed, 0 failed, 0 skipped$' <<< "$(tail -n1 <<< "$OUT")" ||
@@ -74,7 +76,7 @@ test_stubbed_make_test_passes() {
 
 test_matrix_killed_between_branches_fails() {
 	local k
-	k=$(stub_kit kit-selftest-kill)
+	k=$(stub_kit kit-test-kill)
 	STUB_KILL=6.1 stub_test "$k"
 	[ "$RC" -ne 0 ] || fail "make test exit 0 after the matrix was killed at 6.1" "$OUT"
 	[ "$RC" -ne "$EXIT_REFUSED" ] || fail "make test refused instead of failing" "$OUT"
@@ -84,16 +86,13 @@ test_matrix_killed_between_branches_fails() {
 	expect_out '^[0-9]+ passed, [1-9][0-9]* failed, [0-9]+ skipped$' "the last line counts the failure"
 }
 
-# (without a cached tree that has the kernel's KTAP parser the JUnit
-# writer fails too, and is counted as well)
 test_failing_writer_fails() {
-	local k kunit n=1
-	k=$(stub_kit kit-selftest-writer)
+	local k n=1
+	k=$(stub_kit kit-test-writer)
 	# the JSON writer breaks after the records are complete
 	sed -i 's/^        atomic_write(args.output, json.dumps(/        raise Error("stub: the JSON writer breaks", "none")\n&/' "$k/mmbk/results.py"
 	grep -q 'stub: the JSON writer breaks' "$k/mmbk/results.py" || fail "test setup: the JSON writer was not broken"
-	kunit=$( (kunit_dir) 2>/dev/null ) || { kunit='' n=2; }
-	STUB_KUNIT=$kunit stub_test "$k"
+	stub_test "$k"
 	[ "$RC" -ne 0 ] || fail "make test exit 0 with a failed JSON writer" "$OUT"
 	expect_out 'out/results\.json not written' "the failed writer is named"
 	expect_out "^[0-9]+ passed, $n failed, 0 skipped\$" "the last line counts the failed writer(s) ($n)"
@@ -103,9 +102,9 @@ test_failing_writer_fails() {
 # step's own exit status is not a second, "crashed" failure)
 test_failing_unit_test_counted_once() {
 	local k
-	k=$(stub_kit kit-selftest-onefail)
+	k=$(stub_kit kit-test-onefail)
 	printf 'test_stub_fails() {\n\tfalse\n}\n' >> "$k/tests/unit/t-stub.sh"
-	run_kit env MMBK_CACHE="$T/selftest-cache" "$k/bin/test" --fast
+	run_kit env MMBK_CACHE="$T/test-cache" "$k/bin/test" --fast
 	expect_rc 1 "make test-fast with one failing unit test"
 	[ "$(tail -n1 <<< "$OUT")" = "1 passed, 1 failed, 0 skipped" ] ||
 		fail "one failing unit test is not counted once" "$OUT"
@@ -116,9 +115,43 @@ test_failing_unit_test_counted_once() {
 test_failing_outputs_check_fails() {
 	local k
 	need_kunit_parser
-	k=$(stub_kit kit-selftest-outputs)
-	run_kit env MMBK_CACHE="$T/selftest-cache" STUB_OUTPUTS_FAIL=1 STUB_KUNIT="$KUNIT_DIR" "$k/bin/test" --no-boot
+	k=$(stub_kit kit-test-outputs)
+	run_kit env MMBK_CACHE="$T/test-cache" STUB_OUTPUTS_FAIL=1 STUB_KUNIT="$KUNIT_DIR" "$k/bin/test" --no-boot
 	expect_rc 1 "make test whose outputs check fails"
 	expect_out '^\[[0-9:]+\] test: outputs: [0-9]+ passed, 1 failed' "the outputs step's failure on the console"
 	expect_out '^[0-9]+ passed, 1 failed, 0 skipped$' "the last line counts it"
+}
+
+# a step's records are where its entry point says they are: the matrix
+# reads the file a step hands back (request.sh request_hand_back), not a
+# path of its own making; a check step that writes its failing record to
+# a place of its own choosing is one failure of make test, named by the
+# matrix's progress line, and a step that hands back nothing is an error
+test_matrix_reads_the_records_a_step_hands_back() {
+	local k
+	k=$(stub_kit kit-test-handback)
+	cat >> "$k/lib/matrix.sh" <<-'STUB'
+	matrix_check() (
+		mkdir -p "$OUT_DIR/somewhere-else"
+		request_hand_back "$OUT_DIR/somewhere-else/$1.tsv"
+		: > "$OUT_DIR/somewhere-else/$1.tsv"
+		[ "$1/$3" != 6.1/ ] || result "$OUT_DIR/somewhere-else/$1.tsv" case check "$1" stub fail - - "why it failed"
+		[ "$1/$3" = 6.1/ ] || result "$OUT_DIR/somewhere-else/$1.tsv" case check "$1" stub pass
+	)
+	STUB
+	stub_test "$k"
+	expect_rc 1 "make test with a failing check on 6.1"
+	expect_out '^\[[0-9:]+\] matrix: 6\.1 check: 0 passed, 1 failed, 0 skipped' "the handed-back failure is 6.1's check"
+	expect_out '^[0-9]+ passed, 1 failed, 0 skipped$' "the last line counts it once"
+	grep -q '^- 6\.1 check: stub: why it failed$' "$k/out/matrix.md" || fail "the failure is not in out/matrix.md" "$(cat "$k/out/matrix.md")"
+	# the check writes its records but hands back nothing: no record is
+	# taken from where it wrote, and each check step is an error
+	# shellcheck disable=SC2016  # the stub's own text
+	sed -i 's|^request_hand_back "$OUT_DIR/somewhere-else/$1.tsv"$|:|' "$k/lib/matrix.sh"
+	# shellcheck disable=SC2016  # the stub's own text
+	! grep -qF 'request_hand_back "$OUT_DIR/somewhere-else' "$k/lib/matrix.sh" || fail "test setup: the hand-back was not removed"
+	stub_test "$k"
+	[ "$RC" -ne 0 ] || fail "make test exit 0 with check steps that hand back nothing" "$OUT"
+	expect_out '^\[[0-9:]+\] matrix: 6\.1 check: 0 passed, 1 failed, 0 skipped' "a step that hands back nothing is one failure"
+	expect_out 'check ended without handing back its records' "the step that handed back nothing is named"
 }
