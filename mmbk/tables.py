@@ -146,6 +146,10 @@ def lacks():
         for p in sorted(carried):
             if not os.path.isfile(os.path.join(DATA_DIR, 'backports', b, p)):
                 out.append(f'{b}: backports/{b}/series names {p}, which backports/{b}/ lacks')
+        if any(not os.path.isfile(os.path.join(DATA_DIR, 'backports', b, f))
+               for f in ('reference.json', 'touched.sums')):
+            out.append(f'{b}: no reference data (backports/{b}/reference.json, touched.sums): the plan compares '
+                       f'trees with it (make regen BRANCH={b} writes it)')
         for topic, patches in tops.items():
             done = [p for p in patches if p in carried | na]
             if done and len(done) < len(patches):

@@ -158,6 +158,9 @@ test_new_branch_without_reference_data_is_caught() {
 	rm -f "$k/backports/9.9/reference.json"
 	run_kit bash -c '. "$1/lib/kit.sh"; kit_use lint; lint_check_series' - "$k"
 	expect_out 'backports/9\.9 has no reference data .*make regen BRANCH=9\.9' "the missing reference data is named"
+	lacks "$k"
+	expect_out '^9\.9: no reference data \(backports/9\.9/reference\.json, touched\.sums\): .*make regen BRANCH=9\.9' \
+		"tables lacks names the missing reference data"
 	k=$(new_branch_kit kit-newbranch-otherref)
 	cp "$k/backports/6.12/reference.json" "$k/backports/9.9/reference.json"
 	run_kit bash -c '. "$1/lib/kit.sh"; kit_use lint; lint_check_series' - "$k"
