@@ -43,25 +43,30 @@ detect_tree() {
 
 # plan_rows KIND -> "patch<TAB>arg1<TAB>arg2<TAB>arg3<TAB>reason" rows of KIND;
 # plan_rows KIND NUMBER -> "arg1<TAB>arg2<TAB>arg3<TAB>reason" of NUMBER's
-# rows of KIND.  Read by the shell itself (no process: the plan asks for
-# every patch); the table's fields are single-TAB separated, some empty.
+# rows of KIND.  The table is read once per command by the shell itself
+# (no process: the plan asks for every patch and branch); its fields are
+# single-TAB separated, some empty.
+declare -gA PLAN_ROWS=()
 plan_rows() {
-	local line f
-	while IFS= read -r line || [ -n "$line" ]; do
-		case $line in '#'*) continue ;; esac
-		f=()
-		while [[ $line == *$'\t'* ]]; do
-			f+=("${line%%$'\t'*}")
-			line=${line#*$'\t'}
-		done
-		f+=("$line")
-		if [ ${#f[@]} -lt 6 ] || [ "${f[1]}" != "$1" ]; then continue; fi
-		if [ $# -eq 1 ]; then
-			printf '%s\t%s\t%s\t%s\t%s\n' "${f[0]}" "${f[2]}" "${f[3]}" "${f[4]}" "${f[5]}"
-		elif [ "${f[0]}" = "$2" ]; then
-			printf '%s\t%s\t%s\t%s\n' "${f[2]}" "${f[3]}" "${f[4]}" "${f[5]}"
-		fi
-	done < "$PLAN_TABLE"
+	local line f key
+	if [ -z "${PLAN_ROWS[.]:-}" ]; then
+		while IFS= read -r line || [ -n "$line" ]; do
+			case $line in '#'*) continue ;; esac
+			f=()
+			while [[ $line == *$'\t'* ]]; do
+				f+=("${line%%$'\t'*}")
+				line=${line#*$'\t'}
+			done
+			f+=("$line")
+			[ ${#f[@]} -ge 6 ] || continue
+			PLAN_ROWS[${f[1]}]+="${f[0]}"$'\t'"${f[2]}"$'\t'"${f[3]}"$'\t'"${f[4]}"$'\t'"${f[5]}"$'\n'
+			key="${f[1]} ${f[0]}"
+			PLAN_ROWS[$key]+="${f[2]}"$'\t'"${f[3]}"$'\t'"${f[4]}"$'\t'"${f[5]}"$'\n'
+		done < "$PLAN_TABLE"
+		PLAN_ROWS[.]='read'
+	fi
+	key=$1${2:+ $2}
+	printf '%s' "${PLAN_ROWS[$key]:-}"
 }
 
 # plan_scope_match FILE SCOPE REGEX -> "START<TAB>HIT": the first line of
@@ -130,14 +135,34 @@ plan_evidence() {
 
 # plan_branch_has BRANCH NAME: the branch carries NAME or has it upstream
 plan_branch_has() {
-	plan_branch_carries "$1" "$2" ||
-		[[ $'\n'$(<"$(series_file "$1")") == *$'\n'"# $2: already upstream"* ]]
+	plan_branch_series "$1"
+	[ -n "${PLAN_SERIES["$1 $2"]:-}" ]
 }
 
 # plan_branch_carries BRANCH NAME: the branch's series lists NAME (only such
 # a branch can be the source of NAME: it has backports/BRANCH/NAME)
 plan_branch_carries() {
-	[[ $'\n'$(series_patches "$(series_file "$1")")$'\n' == *$'\n'"$2"$'\n'* ]]
+	plan_branch_series "$1"
+	[ "${PLAN_SERIES["$1 $2"]:-}" = carry ]
+}
+
+# plan_branch_series BRANCH: PLAN_SERIES["BRANCH NAME"] is "carry" for a
+# patch the branch's series lists, "upstream" for one it says is already
+# upstream there (read once per branch)
+declare -gA PLAN_SERIES=()
+plan_branch_series() {
+	local name series
+	[ -z "${PLAN_SERIES[$1]:-}" ] || return 0
+	series=$(series_file "$1")
+	for name in $(series_patches "$series"); do PLAN_SERIES["$1 $name"]=carry; done
+	while IFS= read -r name; do
+		case $name in
+		'# '*': already upstream'*)
+			name=${name#\# }
+			PLAN_SERIES["$1 ${name%%: already upstream*}"]=upstream ;;
+		esac
+	done < "$series"
+	PLAN_SERIES[$1]='read'
 }
 
 # plan_reference BRANCH -> the branch's committed reference data (a
@@ -215,10 +240,13 @@ plan_qualifies() {
 
 plan_full_name() {	# plan_full_name NNNN -> the upstream patch file name
 	local p
-	for p in $(series_patches "$DATA_DIR/series"); do
-		case $p in "$1"-*) printf '%s\n' "$p"; return 0 ;; esac
-	done
+	if [ -z "${PLAN_FULL[.]:-}" ]; then
+		for p in $(series_patches "$DATA_DIR/series"); do PLAN_FULL[${p%%-*}]=$p; done
+		PLAN_FULL[.]='read'
+	fi
+	[ -z "${PLAN_FULL[$1]:-}" ] || printf '%s\n' "${PLAN_FULL[$1]}"
 }
+declare -gA PLAN_FULL=()
 
 # plan_group_of NNNN -> the numbers of the group NNNN belongs to (itself alone
 # when no group row names it)
@@ -285,6 +313,11 @@ plan_tree() (
 	# named after the command's pid: apply_run removes what a killed one left
 	WORK=$(mktemp -d "${TMPDIR:-/tmp}/plan.$$.XXXXXX")
 	trap 'rm -rf "$WORK"' EXIT
+	# what the decisions below ask many times, read once here (their
+	# callers run in subshells, which would each read it again)
+	plan_rows . > /dev/null
+	plan_full_name . > /dev/null
+	for b in $SUPPORTED_BRANCHES; do plan_branch_series "$b"; done
 	detected=$(detect_tree "$TREE")
 	while IFS=$'\t' read -r name verdict why; do
 		[ -z "$name" ] || detected_verdict[$name]=$verdict detected_why[$name]=$why
