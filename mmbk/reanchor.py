@@ -594,20 +594,13 @@ def text_hash(text):
     return hashlib.sha1(text.encode("utf-8", "surrogateescape")).hexdigest()
 
 
-class RefItem:
-    """a definition of the reference data: its key and the hashes of its text"""
+class RefItem(Item):
+    """a definition of the reference data: its key (an Item's) and the
+    hashes of its text, no text"""
 
     def __init__(self, d):
-        self.file, self.kind, self.name, self.ctx = d["file"], d["kind"], d["name"], d["ctx"]
-        self.ordinal, self.sha, self.lines = d["ordinal"], d["sha"], d["lines"].split(" ")
-
-    @property
-    def key(self):
-        return (self.kind, self.name, self.ctx, self.ordinal)
-
-    @property
-    def label(self):
-        return "%s %s" % (self.kind, self.name)
+        super().__init__(d["kind"], d["name"], -1, -1, d["ctx"])
+        self.file, self.ordinal, self.sha, self.lines = d["file"], d["ordinal"], d["sha"], d["lines"].split(" ")
 
 
 class TreeFiles:
