@@ -100,7 +100,7 @@ STEP_KINDS = (
     ('abi', re.compile(r'abi')),
     ('boot', re.compile(r'boot(-[A-Za-z0-9_.@-]+)?')),
     ('selftests', re.compile(r'selftests(-[A-Za-z0-9_.-]+)?')),
-    ('unit', re.compile(r'fast|unit|outputs|matrix')),
+    ('unit', re.compile(r'fast|unit|outputs|matrix|cocci')),
     ('run', re.compile(r'writer|plan')),
 )
 # statuses as the matrix's cells spell them

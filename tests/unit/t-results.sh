@@ -480,3 +480,24 @@ print(sum(r["status"] in ("fail", "failed", "error") for r in json.load(open(sys
 		fail "a writer wrote an output of a step it does not know"
 	fi
 }
+
+# every step name the kit writes records under is of a step kind the
+# writers know (a record of no kind is an error of every writer): the
+# literal steps of `result FILE KIND STEP` in lib/ and the test runners,
+# and those of the Python tools (before: tests/cocci/run.sh's 'cocci'
+# failed every writer, seen in a CI run, t-regen cocci_cases)
+test_every_step_the_kit_writes_has_a_kind() {
+	local steps bad
+	steps=$(cd "$KIT_DIR" && {
+		grep -hoE '\bresult "[^"]*" [a-z-]+ [a-z][a-z0-9-]*( |$)' lib/*.sh tests/cocci/run.sh tests/unit/run.sh tests/unit/harness.sh |
+			awk '{ print $4 }'
+		grep -hoE "Record\('[a-z]+', '[a-z][a-z0-9-]*'" mmbk/*.py | sed "s/.*, '//; s/'\$//"
+		sed -n "s/^STEP = '\\(.*\\)'\$/\\1/p" mmbk/*.py
+	} | sort -u)
+	[ "$(wc -l <<< "$steps")" -ge 8 ] || fail "the step names were not found in the kit's sources" "$steps"
+	mapfile -t steps <<< "$steps"
+	bad=$(PYTHONPATH=$KIT_DIR /usr/bin/python3 -B -P -c 'import sys
+from mmbk import results
+print("\n".join(s for s in sys.argv[1:] if results.step_kind(s) is None))' "${steps[@]}")
+	[ -z "$bad" ] || fail "steps the kit writes that no writer knows: $bad" "all: ${steps[*]}"
+}
