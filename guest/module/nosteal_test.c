@@ -84,6 +84,12 @@
 #define NOSTEAL_TIMEOUT		(5 * HZ)
 /* How long the running writer of cases 6-7 waits for the reader to queue. */
 #define NOSTEAL_RUNNING_MS	100
+/*
+ * How often a drop and retake is run when the reader was preempted between
+ * its up_read() and the retake (the writer could run then: the attempt
+ * proves nothing either way).
+ */
+#define NOSTEAL_RETAKE_TRIES	5
 
 enum nosteal_mode {
 	MODE_PLAIN,		/* down_read() */
@@ -99,6 +105,8 @@ struct nosteal_ctx {
 	atomic_t writer_done;
 	/* what the reader saw when it got the lock back */
 	int writer_done_at_retake;
+	/* the reader was preempted between its up_read() and the retake */
+	bool preempted;
 	int retake_ret;
 	struct completion writer_exit;
 	struct completion reader_exit;
@@ -198,6 +206,7 @@ static int nosteal_reader_fn(void *data)
 {
 	struct nosteal_ctx *ctx = data;
 	struct task_struct *writer;
+	unsigned long nivcsw;
 
 	down_read(&ctx->sem);
 
@@ -218,7 +227,14 @@ static int nosteal_reader_fn(void *data)
 		goto out;
 	}
 
-	/* Nothing may sleep or yield between the up_read() and the retake. */
+	/*
+	 * Nothing may sleep or yield between the up_read() and the retake.  A
+	 * preemption there (a tick that finds the reader past its slice, as
+	 * when the host stalls the guest's CPU) lets the woken writer run:
+	 * counted by the involuntary context switches, the attempt is then
+	 * inconclusive.
+	 */
+	nivcsw = current->nivcsw;
 	up_read(&ctx->sem);
 	switch (ctx->mode) {
 	case MODE_PLAIN:
@@ -232,6 +248,7 @@ static int nosteal_reader_fn(void *data)
 		break;
 	}
 	ctx->writer_done_at_retake = atomic_read(&ctx->writer_done);
+	ctx->preempted = current->nivcsw != nivcsw;
 	if (!ctx->retake_ret)
 		up_read(&ctx->sem);
 out:
@@ -271,8 +288,13 @@ static struct nosteal_ctx *nosteal_ctx_new(enum nosteal_mode mode,
 	return ctx;
 }
 
-static const char *nosteal_run_retake(enum nosteal_mode mode,
-				      bool expect_writer_first)
+/*
+ * One drop and retake in MODE; *preempted is set when the reader was
+ * preempted between its up_read() and the retake.
+ */
+static const char *nosteal_retake_once(enum nosteal_mode mode,
+				       bool expect_writer_first,
+				       bool *preempted)
 {
 	struct nosteal_ctx *ctx;
 	struct task_struct *reader;
@@ -295,6 +317,7 @@ static const char *nosteal_run_retake(enum nosteal_mode mode,
 	    !wait_for_completion_timeout(&ctx->writer_exit, NOSTEAL_TIMEOUT))
 		return "timed out waiting for the reader or the writer";
 
+	*preempted = ctx->preempted;
 	if (ctx->failure)
 		failure = ctx->failure;
 	else if (ctx->retake_ret)
@@ -305,6 +328,38 @@ static const char *nosteal_run_retake(enum nosteal_mode mode,
 		failure = "the queued writer got the lock before the reader";
 	kfree(ctx);
 	return failure;
+}
+
+/*
+ * The drop and retake in MODE, run again (up to NOSTEAL_RETAKE_TRIES
+ * times) while the reader is preempted in the window: only an attempt in
+ * which it was not decides, whichever way it went.
+ */
+static const char *nosteal_run_retake(const char *name, enum nosteal_mode mode,
+				      bool expect_writer_first)
+{
+	const char *failure;
+	bool preempted;
+	int try;
+
+	for (try = 1; try <= NOSTEAL_RETAKE_TRIES; try++) {
+		preempted = false;
+		failure = nosteal_retake_once(mode, expect_writer_first,
+					      &preempted);
+		if (!preempted)
+			return failure;
+		pr_info("# %s: attempt %d inconclusive: the reader was preempted between up_read() and the retake (%s)\n",
+			name, try, failure ? failure : "passed");
+	}
+	return "inconclusive: the reader was preempted between up_read() and the retake in every attempt";
+}
+
+/* A drop and retake case: its verdict reported as NAME. */
+static void nosteal_case_retake(const char *name, enum nosteal_mode mode,
+				bool expect_writer_first)
+{
+	nosteal_report(name, nosteal_run_retake(name, mode,
+						expect_writer_first));
 }
 
 static int nosteal_killable_fn(void *data)
@@ -522,12 +577,12 @@ static int __init nosteal_test_init(void)
 
 	nosteal_report("down_read_nosteal_uncontended",
 		       nosteal_run_uncontended());
-	nosteal_report("down_read_steals_from_queued_writer",
-		       nosteal_run_retake(MODE_PLAIN, plain_writer_first));
-	nosteal_report("down_read_nosteal_waits_for_queued_writer",
-		       nosteal_run_retake(MODE_NOSTEAL, true));
-	nosteal_report("down_read_killable_nosteal_waits_for_queued_writer",
-		       nosteal_run_retake(MODE_KILLABLE_NOSTEAL, true));
+	nosteal_case_retake("down_read_steals_from_queued_writer",
+			    MODE_PLAIN, plain_writer_first);
+	nosteal_case_retake("down_read_nosteal_waits_for_queued_writer",
+			    MODE_NOSTEAL, true);
+	nosteal_case_retake("down_read_killable_nosteal_waits_for_queued_writer",
+			    MODE_KILLABLE_NOSTEAL, true);
 	nosteal_report("down_read_killable_nosteal_fatal_signal",
 		       nosteal_run_fatal_signal());
 	nosteal_case_running_writer("down_read_nosteal_queues_while_writer_runs",
