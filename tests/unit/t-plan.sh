@@ -158,3 +158,22 @@ test_tree_returns_while_another_command_reads_it() {
 	[ "$RC" -ne 124 ] || fail "make tree BRANCH=$b still waited after 60 s for a command that holds the tree shared" "$OUT"
 	expect_rc 0 "make tree BRANCH=$b beside a reader"
 }
+
+# the boot suite's kselftest.h comes from the newest branch's tree whatever
+# the cache holds, fetched when it is not there: before, it came from the
+# newest cached tree (the default branch's alone: its own kselftest.h, a
+# different suite than with every tree cached; an older branch alone: "no
+# cached tree has ... run 'make tree BRANCH=7.2'", so make boot failed on
+# a fresh machine)
+test_suite_header_from_the_newest_branch_whatever_the_cache_holds() {
+	local c got want
+	c=$(cache_with suite-ksft "$DEFAULT_BRANCH")
+	RC=0
+	OUT=$(MMBK_CACHE=$c bash -c '. "$1/lib/kit.sh"; kit_use guest; guest_ksft_dir' - "$KIT_DIR" 2>&1) || RC=$?
+	expect_rc 0 "guest_ksft_dir with only the $DEFAULT_BRANCH tree cached"
+	got=$(tail -n1 <<< "$OUT")
+	want=$c/trees/$NEWEST_BRANCH/linux/tools/testing/selftests
+	[ "$got" = "$want" ] || fail "the suite's kselftest.h came from $got, not from the $NEWEST_BRANCH tree ($want)" "$OUT"
+	expect_out "fetching it" "the fetch of the $NEWEST_BRANCH tree is named"
+	grep -q ksft_test_result_code "$got/kselftest.h" || fail "$got/kselftest.h has no ksft_test_result_code()"
+}
