@@ -21,7 +21,7 @@
 # ccache.  Reports go to out/bench-kit.md and out/bench-kit.json (mmbk
 # bench-kit-report); the output of the runs to out/bench-kit/.  The host is
 # shared, so times are +-20% or worse.
-kit_use tables trees steps results
+kit_use tables trees fetch steps results
 
 # bench_kit_kbuild_seconds DIR: the seconds make check spent in kbuild,
 # from the logs it keeps in DIR (the configuration and prepare of both
@@ -82,6 +82,7 @@ bench_kit_run() (
 	# the JUnit writers of check and matrix read the kernel's KUnit parser
 	# from a cached tree (results.sh kunit_dir): the private cache has that
 	# tree too
+	tools_tree >/dev/null
 	kunit=$(kunit_dir)
 	kunit=${kunit#"$CACHE_DIR/trees/"}
 	bench_kit_tree "${kunit%%/*}"

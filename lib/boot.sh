@@ -118,7 +118,7 @@ boot_judge() {
 	if [ "$expect" = 1 ]; then args=(--variant "$variant"); else args=(--no-expect); fi
 	rm -f "$out.tsv"
 	request_hand_back "$out.tsv"
-	kit_py ktap judge "$log" --kunit-dir "$(kunit_dir)" --branch "$branch" \
+	kit_py ktap judge "$log" --kunit-dir "$(tools_tree >/dev/null && kunit_dir)" --branch "$branch" \
 		--expect "$TABLES_DIR/boot-expect.table" "${args[@]}" --profile "$profile" \
 		--title "boot-$variant$(boot_profile_tag "$profile")${KB_TAG:-}" --note "$note" \
 		--records "$out.tsv" --version "$REQ_VERSION" --target "$REQ_TARGET" > "$out.ktap" || rc=$?

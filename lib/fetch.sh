@@ -258,6 +258,23 @@ fetch_tree() {
 	printf '%s\n' "$dir"
 }
 
+# tools_tree -> the mainline branch's tree (MAINLINE_BRANCH, the role
+# "mainline" of tables/branches.table), fetched into the cache when it is
+# not there yet: what the kit takes from a kernel tree for itself (the
+# boot suite's kselftest.h, the kernel's KTAP parser, checkpatch.pl) comes
+# from it whatever else the cache holds, so that every machine builds the
+# same suite and judges with the same parser (it was the newest cached
+# tree's, and a fresh machine with one older tree could not boot)
+tools_tree() {
+	local t
+	t=$(pristine_dir "$MAINLINE_BRANCH")
+	if [ ! -f "$t/Makefile" ]; then
+		progress "tools: the kit's tools from a kernel tree (kselftest.h, the KTAP parser, checkpatch.pl) come from $MAINLINE_BRANCH, whose tree is not in the cache yet; fetching it"
+		t=$(fetch_tree "$MAINLINE_BRANCH") || die "fetching the $MAINLINE_BRANCH tree (the kit's tools) failed"
+	fi
+	printf '%s\n' "$t"
+}
+
 # fetch_tree_intact BRANCH: the cached tree is there, complete (its overlay
 # too) and what its seal says -- its content checked once per command (an
 # earlier fetch_tree or pristine_verify of this command did it: the

@@ -7,22 +7,15 @@
 # guest/init) and qemu under TCG (x86_64: the pc machine; arm64: virt).
 kit_use tables trees kbuild apt fetch
 
-# guest_ksft_dir -> tools/testing/selftests of the newest branch's tree
-# (NEWEST_BRANCH), fetched into the cache when it is not there yet: the
-# suite's kselftest.h (it needs ksft_test_result_code(), 6.8+).  Always that
-# branch's, whatever else the cache holds, so that the suite is the same
-# program on every machine (it was the newest cached tree's, and a fresh
-# machine with only its own branch's tree could not build the suite)
+# guest_ksft_dir -> tools/testing/selftests of the kit's tools tree
+# (fetch.sh tools_tree): the suite's kselftest.h (it needs
+# ksft_test_result_code(), 6.8+)
 guest_ksft_dir() {
 	local t d
-	t=$(pristine_dir "$NEWEST_BRANCH")
-	if [ ! -f "$t/tools/testing/selftests/kselftest.h" ]; then
-		progress "guest: the suite's kselftest.h comes from $NEWEST_BRANCH, whose tree is not in the cache yet; fetching it"
-		t=$(fetch_tree "$NEWEST_BRANCH") || die "fetching the $NEWEST_BRANCH tree for the suite's kselftest.h failed"
-	fi
+	t=$(tools_tree) || die "no tree for the suite's kselftest.h"
 	d=$t/tools/testing/selftests
 	grep -qs ksft_test_result_code "$d/kselftest.h" ||
-		die "$d/kselftest.h has no ksft_test_result_code() (6.8+), which the suite needs; check tables/branches.table's newest branch"
+		die "$d/kselftest.h has no ksft_test_result_code() (6.8+), which the suite needs; check the mainline row of tables/branches.table"
 	printf '%s\n' "$d"
 }
 

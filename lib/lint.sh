@@ -3,7 +3,7 @@
 # lint.sh - check every patch in patches/ and backports/ (or the given
 # ones, make lint): the header rules of tables/header-rules.table, the
 # series files, then checkpatch.pl --strict (what mm maintainers run) from
-# the newest cached tree (--no-tree, with the kit's CHECKPATCH_IGNORE of
+# the mainline branch's tree (fetch.sh tools_tree; --no-tree, with the kit's CHECKPATCH_IGNORE of
 # lib/tables.sh and the reviewed waivers of the table), and shellcheck of
 # every shell file of the kit.
 # Every problem is one "file:line: message" line; status 1 if there is any.
@@ -197,12 +197,15 @@ lint_check_reference() {
 		lint_problem "$ref" 1 "its patches are not those of backports/$b/series; run make regen BRANCH=$b [reference-data]"
 }
 
-lint_checkpatch_tree() {	# -> a cached tree with scripts/checkpatch.pl, newest first
-	local b
-	for b in $(branches_newest_first); do
-		[ -f "$(pristine_dir "$b")/scripts/checkpatch.pl" ] && { pristine_dir "$b"; return 0; }
-	done
-	die "no cached tree with scripts/checkpatch.pl; run 'make tree BRANCH=$NEWEST_BRANCH' first"
+# lint_checkpatch_tree -> the mainline branch's tree (MAINLINE_BRANCH):
+# its scripts/checkpatch.pl judges the patches, the same checkpatch on every
+# machine (it was the newest cached tree's); bin/lint fetches it first
+# (fetch.sh tools_tree)
+lint_checkpatch_tree() {
+	local t
+	t=$(pristine_dir "$MAINLINE_BRANCH")
+	[ -f "$t/scripts/checkpatch.pl" ] || die "no cached $MAINLINE_BRANCH tree with scripts/checkpatch.pl; run 'make tree BRANCH=$MAINLINE_BRANCH' first"
+	printf '%s\n' "$t"
 }
 
 lint_check_checkpatch() {

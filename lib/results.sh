@@ -94,15 +94,18 @@ result_names() {
 	done < "$1"
 }
 
-# kunit_dir -> tools/testing/kunit of the newest cached tree that has the
-# kernel's KTAP parser (the kit reads and writes KTAP with it), or a
-# one-line error
+# kunit_dir -> tools/testing/kunit of the mainline branch's tree
+# (MAINLINE_BRANCH): the kernel's KTAP parser, which the kit reads and
+# writes KTAP with; that branch's whatever else the cache holds (it was the
+# newest cached tree's that had one: another parser on another machine).
+# A command that judges KTAP fetches the tree first (fetch.sh tools_tree)
 kunit_dir() {
-	local b d
-	for b in $(branches_newest_first); do
-		d=$(pristine_dir "$b")/tools/testing/kunit
-		[ -f "$d/kunit_parser.py" ] && [ -f "$d/kunit_printer.py" ] &&
-			grep -qs 'def parse_run_tests(.*printer' "$d/kunit_parser.py" && { printf '%s\n' "$d"; return 0; }
-	done
-	die "no cached kernel tree under $CACHE_DIR/trees has tools/testing/kunit/kunit_parser.py (Linux 6.18 or later); run 'make tree BRANCH=$NEWEST_BRANCH'"
+	local d
+	d=$(pristine_dir "$MAINLINE_BRANCH")/tools/testing/kunit
+	if [ -f "$d/kunit_parser.py" ] && [ -f "$d/kunit_printer.py" ] &&
+		grep -qs 'def parse_run_tests(.*printer' "$d/kunit_parser.py"; then
+		printf '%s\n' "$d"
+		return 0
+	fi
+	die "no cached kernel tree under $CACHE_DIR/trees has tools/testing/kunit/kunit_parser.py (the $MAINLINE_BRANCH tree's); run 'make tree BRANCH=$MAINLINE_BRANCH'"
 }

@@ -64,7 +64,8 @@ branch_field() {
 # module loads (every command does): TABLES_BRANCH[branch] is its row
 # (table_rows, TAB separated), SUPPORTED_BRANCHES in table order,
 # which is version order (tests/unit/t-tables.sh checks it), and
-# DEFAULT_BRANCH, the first whose role is "default"
+# DEFAULT_BRANCH, the first whose role is "default", and MAINLINE_BRANCH,
+# the first whose role is "mainline" (the newest branch where none is)
 tables_read_branches() {
 	local row w
 	while IFS= read -r row; do
@@ -72,14 +73,16 @@ tables_read_branches() {
 		TABLES_BRANCH[${w[0]}]=$row
 		SUPPORTED_BRANCHES+="${SUPPORTED_BRANCHES:+ }${w[0]}"
 		[ -n "$DEFAULT_BRANCH" ] || [ "${w[6]-}" != default ] || DEFAULT_BRANCH=${w[0]}
+		[ -n "$MAINLINE_BRANCH" ] || [ "${w[6]-}" != mainline ] || MAINLINE_BRANCH=${w[0]}
 	done < <(table_rows "$BRANCHES_TABLE")
 }
 
 [ -f "$BRANCHES_TABLE" ] || die "no branch table $BRANCHES_TABLE"
 declare -gA TABLES_BRANCH=()
-SUPPORTED_BRANCHES='' DEFAULT_BRANCH=''
+SUPPORTED_BRANCHES='' DEFAULT_BRANCH='' MAINLINE_BRANCH=''
 tables_read_branches
 NEWEST_BRANCH=${SUPPORTED_BRANCHES##* }
+MAINLINE_BRANCH=${MAINLINE_BRANCH:-$NEWEST_BRANCH}
 
 # branches_newest_first -> the supported branches, newest first, one a line
 branches_newest_first() {

@@ -159,21 +159,33 @@ test_tree_returns_while_another_command_reads_it() {
 	expect_rc 0 "make tree BRANCH=$b beside a reader"
 }
 
-# the boot suite's kselftest.h comes from the newest branch's tree whatever
-# the cache holds, fetched when it is not there: before, it came from the
-# newest cached tree (the default branch's alone: its own kselftest.h, a
-# different suite than with every tree cached; an older branch alone: "no
-# cached tree has ... run 'make tree BRANCH=7.2'", so make boot failed on
-# a fresh machine)
-test_suite_header_from_the_newest_branch_whatever_the_cache_holds() {
-	local c got want
-	c=$(cache_with suite-ksft "$DEFAULT_BRANCH")
+# what the kit takes from a kernel tree for itself (the boot suite's
+# kselftest.h, the kernel's KTAP parser that judges a boot, checkpatch.pl
+# of make lint) comes from the mainline branch's tree whatever the cache
+# holds, fetched when it is not there (fetch.sh tools_tree): before, each came from the newest
+# cached tree that had it (with the default branch's alone: its
+# kselftest.h and checkpatch, another suite and another lint than with
+# every tree cached; no parser at all, so make boot on a fresh machine
+# failed with "run 'make tree BRANCH=7.2'")
+test_tools_from_the_mainline_branch_whatever_the_cache_holds() {
+	local c want
+	c=$(cache_with tools "$DEFAULT_BRANCH")
+	want=$c/trees/$MAINLINE_BRANCH/linux
+	tool_from "$c" guest guest_ksft_dir
+	[ "$(tail -n1 <<< "$OUT")" = "$want/tools/testing/selftests" ] || fail "the suite's kselftest.h is not the $MAINLINE_BRANCH tree's" "$OUT"
+	expect_out "fetching it" "the fetch of the $MAINLINE_BRANCH tree is named"
+	tool_from "$c" results kunit_dir
+	[ "$(tail -n1 <<< "$OUT")" = "$want/tools/testing/kunit" ] || fail "the KTAP parser is not the $MAINLINE_BRANCH tree's" "$OUT"
+	tool_from "$c" lint lint_checkpatch_tree
+	[ "$(tail -n1 <<< "$OUT")" = "$want" ] || fail "checkpatch.pl is not the $MAINLINE_BRANCH tree's" "$OUT"
+}
+
+# tool_from CACHE MODULE CMD...: CMD of lib/MODULE.sh with CACHE as the
+# kit's cache (OUT, RC); it must succeed
+tool_from() {
+	local c=$1 m=$2
+	shift 2
 	RC=0
-	OUT=$(MMBK_CACHE=$c bash -c '. "$1/lib/kit.sh"; kit_use guest; guest_ksft_dir' - "$KIT_DIR" 2>&1) || RC=$?
-	expect_rc 0 "guest_ksft_dir with only the $DEFAULT_BRANCH tree cached"
-	got=$(tail -n1 <<< "$OUT")
-	want=$c/trees/$NEWEST_BRANCH/linux/tools/testing/selftests
-	[ "$got" = "$want" ] || fail "the suite's kselftest.h came from $got, not from the $NEWEST_BRANCH tree ($want)" "$OUT"
-	expect_out "fetching it" "the fetch of the $NEWEST_BRANCH tree is named"
-	grep -q ksft_test_result_code "$got/kselftest.h" || fail "$got/kselftest.h has no ksft_test_result_code()"
+	OUT=$(MMBK_CACHE=$c bash -c '. "$1/lib/kit.sh"; kit_use "$2"; "${@:3}"' - "$KIT_DIR" "$m" "$@" 2>&1) || RC=$?
+	expect_rc 0 "$* with only the $DEFAULT_BRANCH tree cached"
 }
