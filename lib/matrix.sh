@@ -64,6 +64,22 @@ matrix_tag() {
 	( matrix_target "$1" "$2" "$3" && printf '%s\n' "${KB_TAG:-}" ) 2>/dev/null || true
 }
 
+# matrix_listed FILE: FILE is one of the matrix's record files: listed in
+# out/status/records.list, the file matrix_run hands back to its caller
+matrix_listed() {
+	grep -qxF -- "$1" "$OUT_DIR/status/records.list" 2>/dev/null || printf '%s\n' "$1" >> "$OUT_DIR/status/records.list"
+}
+
+# matrix_records -> the record files of the matrix (records.list), each
+# once, those that exist
+matrix_records() {
+	local f
+	[ -f "$OUT_DIR/status/records.list" ] || return 0
+	while IFS= read -r f; do
+		[ -z "$f" ] || [ ! -f "$f" ] || printf '%s\n' "$f"
+	done < "$OUT_DIR/status/records.list"
+}
+
 # matrix_step BRANCH STEP CMD...: run one step of a branch in a subshell;
 # the records of the entry point CMD runs (the file it hands back:
 # request.sh request_hand_back) go to out/results/, with a record of its
@@ -84,6 +100,7 @@ matrix_step() {
 		result "$records" case "$step" "$b" "$step" error - "$STEP_SECONDS" \
 			"$step ended without handing back its records (request.sh request_hand_back)"
 	fi
+	matrix_listed "$records"
 	step_close "$records" "$step" "$b" "$log"
 	awk -F'\t' '$1 == "step"' "$records" >> "$OUT_DIR/results/$b.steps.tsv"
 	awk -F'\t' '$1 != "step"' "$records" > "$records.tmp"
@@ -98,9 +115,8 @@ matrix_fetch() (	# BRANCH
 
 matrix_apply() (	# BRANCH
 	local tree
-	# the apply's records, which worktree keeps beside the copy (it
-	# removes an earlier copy's first), also when the series fails
-	request_hand_back "$(worktree_records "$1" patched)"
+	# a fresh copy: worktree hands back its apply's records (also when
+	# the series fails)
 	tree=$(worktree "$1" patched fresh)
 	printf '%s\n' "$tree" > "$OUT_DIR/status/$1.tree"
 )
@@ -182,18 +198,38 @@ matrix_ksft_runs() {
 	done <<< "$1"
 }
 
-# matrix_plan PLAN BRANCH BOOT FULL: the steps of BRANCH known before its
-# tree is there (the boots are planned once it is: matrix_branch)
-matrix_plan() {
-	local plan=$1 b=$2
-	# shellcheck disable=SC2046  # one step name a word
-	step_plan "$plan" "$b" tree apply $(matrix_checks "$b" "$4")
-	[ "$3" = 0 ] || [ -z "$(matrix_abi_profile "$b" "$4")" ] || step_plan "$plan" "$b" abi
+# matrix_plan_target TARGET -> the build target of a step in the plan:
+# TARGET (arm64, llvm, arm64-llvm), or for the matrix's own ("") its ARCH=
+# and LLVM= ("default": neither given, the tree's or the machine's)
+matrix_plan_target() {
+	local t=$1
+	if [ -z "$t" ]; then
+		t=${MX_ARCH:-}
+		case ${MX_LLVM:-} in ''|0) ;; *) t=${t:+$t-}llvm ;; esac
+	fi
+	printf '%s\n' "${t:-default}"
 }
 
-# matrix_expect: out/results/matrix-plan.tsv, an error record for every
-# step of the plan (out/status/plan.tsv) that left no record (no file when
-# none is missing)
+# matrix_plan PLAN BRANCH BOOT FULL: the steps of BRANCH known before its
+# tree is there, with their kind, build target and variant (the boots and
+# the selftests are planned once it is: matrix_branch)
+matrix_plan() {
+	local plan=$1 b=$2 s target p
+	step_plan "$plan" "$b" tree - - tree
+	step_plan "$plan" "$b" apply - patched apply
+	for s in $(matrix_checks "$b" "$4"); do
+		target=${s#check}
+		step_plan "$plan" "$b" check "$(matrix_plan_target "${target#-}")" patched "$s"
+	done
+	[ "$3" = 0 ] || p=$(matrix_abi_profile "$b" "$4")
+	[ -z "${p:-}" ] || step_plan "$plan" "$b" abi "$(matrix_plan_target '')" "series profile $p" abi
+}
+
+# matrix_expect -> out/results/matrix-plan.tsv, an error record for every
+# step of the plan (out/status/plan.tsv) that left no record (no file and
+# nothing printed when none is missing); listed among the matrix's record
+# files, and its path printed for a caller whose matrix broke off before
+# it handed back its list
 matrix_expect() {
 	local f files=()
 	rm -f "$OUT_DIR/results/matrix-plan.tsv"
@@ -202,7 +238,12 @@ matrix_expect() {
 	done
 	step_missing "$OUT_DIR/status/plan.tsv" "$OUT_DIR/results/matrix-plan.tsv" ${files[@]+"${files[@]}"}
 	# nothing missing: no empty suite in the reports
-	[ -s "$OUT_DIR/results/matrix-plan.tsv" ] || rm -f "$OUT_DIR/results/matrix-plan.tsv"
+	if [ -s "$OUT_DIR/results/matrix-plan.tsv" ]; then
+		matrix_listed "$OUT_DIR/results/matrix-plan.tsv"
+		printf '%s\n' "$OUT_DIR/results/matrix-plan.tsv"
+	else
+		rm -f "$OUT_DIR/results/matrix-plan.tsv"
+	fi
 }
 
 matrix_branch() {
@@ -211,6 +252,7 @@ matrix_branch() {
 	if [ "$STEP_RC" != 0 ]; then
 		result "$OUT_DIR/results/$b-apply.tsv" case apply "$b" tree error - "$STEP_SECONDS" \
 			"$(tail -n1 "$OUT_DIR/status/$b-tree.log")"
+		matrix_listed "$OUT_DIR/results/$b-apply.tsv"
 		result "$OUT_DIR/results/$b.steps.tsv" step tree "$b" tree error - "$STEP_SECONDS" \
 			"exit status $STEP_RC; log: $OUT_DIR/status/$b-tree.log"
 		progress "matrix: $b tree: failed ($STEP_RC)"
@@ -231,9 +273,21 @@ matrix_branch() {
 	# and, with FULL, the topics the tree carries
 	boots=$([ "$boot" = 0 ] || matrix_boots "$b" "$full")
 	ksft=$([ -z "$boots" ] || matrix_ksft_runs "$boots" "$full")
-	# shellcheck disable=SC2046  # one step name a word
-	[ -z "$boots" ] || step_plan "$OUT_DIR/status/plan.tsv" "$b" $(cut -d' ' -f1 <<< "$boots") \
-		$([ -z "$ksft" ] || cut -d' ' -f1 <<< "$ksft")
+	if [ -n "$boots" ]; then
+		while read -r s v p target; do
+			[ "$target" != - ] || target=
+			step_plan "$OUT_DIR/status/plan.tsv" "$b" boot "$(matrix_plan_target "$target")" \
+				"$v$([ "$p" = test ] || echo "@$p")" "$s"
+		done <<< "$boots"
+	fi
+	if [ -n "$ksft" ]; then
+		while read -r s p target only; do
+			[ "$target" != - ] || target=
+			[ "$only" != - ] || only=patched+unpatched
+			step_plan "$OUT_DIR/status/plan.tsv" "$b" selftests "$(matrix_plan_target "$target")" \
+				"$only$([ "$p" = test ] || echo "@$p")" "$s"
+		done <<< "$ksft"
+	fi
 	for s in $(matrix_checks "$b" "$full"); do
 		target=${s#check}
 		target=${target#-}
@@ -264,13 +318,18 @@ matrix_branch() {
 matrix_writer_failed() {
 	warn "$1 not written"
 	result "$OUT_DIR/results/matrix-writers.tsv" case writer matrix "$1" error - - "the writer of $1 failed (its error is above in the matrix's log)"
+	matrix_listed "$OUT_DIR/results/matrix-writers.tsv"
 }
 
 # matrix_run: the matrix of the request: REQ_ARGS the branches (none:
 # every branch), REQ_BOOT=1 the boots, REQ_FULL=1 every kernel and target;
-# REQ_ARCH and REQ_LLVM are the default build target of every step
+# REQ_ARCH and REQ_LLVM are the default build target of every step.  It
+# hands back (request.sh request_hand_back) out/status/records.list, the
+# list of its record files, one a line, as each is written (make test
+# counts them)
 matrix_run() (
 	local b f from boot=${REQ_BOOT:-0} full=$REQ_FULL fail=0 t0 branches=(${REQ_ARGS[@]+"${REQ_ARGS[@]}"}) files=() args=()
+	local steps=() sargs=() recs=() plan=$OUT_DIR/status/plan.tsv
 	MX_ARCH=$REQ_ARCH MX_LLVM=$REQ_LLVM
 	[ "$full" = 0 ] || boot=1
 	# shellcheck disable=SC2206
@@ -283,20 +342,24 @@ matrix_run() (
 	lock_tree "$OUT_DIR/matrix.lock"
 	rm -rf "$OUT_DIR/ktap" "$OUT_DIR/status" "$OUT_DIR/results"
 	mkdir -p "$OUT_DIR/ktap" "$OUT_DIR/status" "$OUT_DIR/results"
+	: > "$OUT_DIR/status/records.list"
+	request_hand_back "$OUT_DIR/status/records.list"
+	# the steps hand back their own records to matrix_step
+	request_with RECORDS_AT=
 	t0=$(date +%s)
 	for b in "${branches[@]}"; do
-		matrix_plan "$OUT_DIR/status/plan.tsv" "$b" "$boot" "$full"
+		matrix_plan "$plan" "$b" "$boot" "$full"
 	done
 	for b in "${branches[@]}"; do
 		progress "matrix: $b"
 		# each branch's steps in a request of their own (its tree)
 		request_call BRANCH="$b" -- matrix_branch "$b" "$boot" "$full"
 	done
-	matrix_expect
+	matrix_expect > /dev/null
 	# one writer per format, all from the records; a writer that fails is
 	# an error record (out/results/matrix-writers.tsv)
-	for f in "$OUT_DIR"/results/*-*.tsv; do
-		[ -f "$f" ] || continue
+	mapfile -t recs < <(matrix_records)
+	for f in ${recs[@]+"${recs[@]}"}; do
 		b=${f##*/}
 		b=${b%.tsv}
 		# the records the step's entry point handed back (matrix_step)
@@ -312,16 +375,22 @@ matrix_run() (
 		files+=("$f")
 		args+=("$b=$f")
 	done
-	kit_py results markdown -o "$OUT_DIR/matrix.md" --branches "${branches[*]}" \
-		"${files[@]}" "$OUT_DIR"/results/*.steps.tsv || matrix_writer_failed out/matrix.md
-	kit_py results junit -o "$OUT_DIR/junit.xml" "${args[@]}" ||
+	# the step records of each branch (the tree step's only records)
+	for f in "$OUT_DIR"/results/*.steps.tsv; do
+		[ ! -f "$f" ] || { steps+=("$f"); sargs+=(--steps "$f"); }
+	done
+	# the plan: every planned step in every report, in plan order, with
+	# its build target and variant (a step that left no record too)
+	kit_py results markdown -o "$OUT_DIR/matrix.md" --branches "${branches[*]}" --plan "$plan" \
+		${files[@]+"${files[@]}"} ${steps[@]+"${steps[@]}"} || matrix_writer_failed out/matrix.md
+	kit_py results junit -o "$OUT_DIR/junit.xml" --plan "$plan" ${sargs[@]+"${sargs[@]}"} ${args[@]+"${args[@]}"} ||
 		matrix_writer_failed out/junit.xml
-	kit_py results json -o "$OUT_DIR/results.json" "${files[@]}" "$OUT_DIR"/results/*.steps.tsv ||
+	kit_py results json -o "$OUT_DIR/results.json" --plan "$plan" ${files[@]+"${files[@]}"} ${steps[@]+"${steps[@]}"} ||
 		matrix_writer_failed out/results.json
 	progress "matrix: $(( $(date +%s) - t0 ))s for ${branches[*]}"
 	[ ! -f "$OUT_DIR/matrix.md" ] || cat "$OUT_DIR/matrix.md"
-	[ ! -f "$OUT_DIR/results/matrix-writers.tsv" ] || files+=("$OUT_DIR/results/matrix-writers.tsv")
-	for f in "${files[@]}"; do
+	mapfile -t files < <(matrix_records)
+	for f in ${files[@]+"${files[@]}"}; do
 		read -r _ n _ < <(kit_py results count "$f") || n=invalid
 		[ "$n" = 0 ] || { warn "$(basename "$f" .tsv): $n failed"; fail=1; }
 	done

@@ -18,8 +18,9 @@
 #   TOPICS SERIES_PROFILE STRICT FORCE VERIFY RECORDS   apply, unapply, status
 #   RECORDS_AT      a file the entry point hands its record file's path
 #                   back in (request_hand_back), for a caller that runs it
-#                   as a step (the matrix): no caller computes another
-#                   module's output path
+#                   as a step (the matrix; make test runs the matrix so,
+#                   which hands back the list of its record files): no
+#                   caller computes another module's output path
 #   BUILD_PROFILE VARIANT ...   boot and selftests; the rest: one command each
 #   ARGS            the positional arguments of a command that takes them
 # A module that runs a command's entry point for a tree of its own (the
@@ -163,8 +164,10 @@ request_with() {
 	if [ -n "$tree" ]; then request_tree "$tree" "$branch"; else REQ_BRANCH=$branch; fi
 }
 
-# request_hand_back RECORDS: the entry point's record file RECORDS handed
-# back to its caller, in REQ_RECORDS_AT when the caller asked for it;
+# request_hand_back RECORDS: the entry point's record file RECORDS (an
+# entry point of many steps, the matrix: the file listing its record
+# files, one a line) handed back to its caller, in REQ_RECORDS_AT when the
+# caller asked for it;
 # called once RECORDS is this run's (emptied or removed), so a step that
 # breaks later hands back its records so far, and one that breaks before
 # hands back none

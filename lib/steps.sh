@@ -43,12 +43,20 @@ step_close() {
 		"exit status $STEP_RC; log: $log"
 }
 
-# step_plan PLAN BRANCH STEP...: the run means to run these steps of
-# BRANCH: each is expected to leave a record (step_missing)
+# step_plan PLAN BRANCH KIND TARGET VARIANT STEP...: the run means to run
+# these steps of BRANCH, of step kind KIND (mmbk/results.py STEP_KINDS),
+# for the build target TARGET and of VARIANT (- for none): each is
+# expected to leave a record (step_missing).  PLAN is the run's one step
+# list, which the writers read (results markdown|junit|json|ktap --plan):
+# a TSV file with a header line, one line a step (mmbk/results.py
+# read_plan), written here only
 step_plan() {
-	local plan=$1 branch=$2 s
-	shift 2
-	for s; do printf '%s\t%s\n' "$branch" "$s" >> "$plan"; done
+	local plan=$1 branch=$2 kind=$3 target=$4 variant=$5 s
+	shift 5
+	[ -s "$plan" ] || printf 'branch\tstep\tkind\ttarget\tvariant\n' > "$plan"
+	for s; do
+		printf '%s\t%s\t%s\t%s\t%s\n' "$branch" "$s" "$kind" "${target:--}" "${variant:--}" >> "$plan"
+	done
 }
 
 # step_missing PLAN OUT FILE...: an error record in OUT (rewritten) for

@@ -35,9 +35,11 @@ tests_step() {
 # tests_matrix BOOT FULL: the matrix as a step: its stdout to
 # out/test/matrix.log, its progress on stderr; every step it planned and
 # did not record is a failure (matrix_expect), and so is a status other
-# than 0 with no failure counted, or any status but 0 and 1 (a crash)
+# than 0 with no failure counted, or any status but 0 and 1 (a crash).
+# TS_MATRIX_FILES: the matrix's record files, as it handed them back (the
+# list of matrix_run) and matrix_expect's
 tests_matrix() {
-	local records=$TS_DIR/matrix.tsv f failed err tee_pid files=()
+	local records=$TS_DIR/matrix.tsv at=$TS_DIR/matrix.records-at list='' lost f failed err tee_pid
 	kit_use matrix
 	# its stderr to the console and to matrix.err through a tee, which is
 	# given up to 10 s to end (so that nothing of it comes after the last
@@ -46,18 +48,22 @@ tests_matrix() {
 	tee_pid=$!
 	# through kit_try (step_run_split), not "|| true", so that errexit
 	# holds in every step
-	step_run_split "$TS_DIR/matrix.log" "/dev/fd/$err" request_call BOOT="$1" FULL="$2" -- matrix_run
+	rm -f "$at"
+	step_run_split "$TS_DIR/matrix.log" "/dev/fd/$err" request_call RECORDS_AT="$at" BOOT="$1" FULL="$2" -- matrix_run
 	exec {err}>&-
 	for _ in $(seq 50); do
 		kill -0 "$tee_pid" 2>/dev/null || break
 		sleep 0.2
 	done
-	matrix_expect
+	# a matrix that broke off did not check its plan: checked here
+	lost=$(matrix_expect) || lost=''
+	[ ! -f "$at" ] || list=$(cat "$at")
+	TS_MATRIX_FILES=()
+	while IFS= read -r f; do
+		[ -z "$f" ] || [ ! -f "$f" ] || TS_MATRIX_FILES+=("$f")
+	done < <({ [ -z "$list" ] || cat "$list" 2>/dev/null || true; printf '%s\n' "$lost"; } | awk '!seen[$0]++')
 	: > "$records"
-	for f in "$OUT_DIR"/results/*-*.tsv; do
-		[ ! -f "$f" ] || files+=("$f")
-	done
-	failed=$(kit_py results count ${files[@]+"${files[@]}"} "$records" | awk '{ print $2 }') || failed=0
+	failed=$(kit_py results count ${TS_MATRIX_FILES[@]+"${TS_MATRIX_FILES[@]}"} "$records" | awk '{ print $2 }') || failed=0
 	if [ "$STEP_RC" -gt 1 ] || { [ "$STEP_RC" -ne 0 ] && [ "$failed" -eq 0 ]; }; then
 		warn "the matrix exited with status $STEP_RC"
 		result "$records" case matrix matrix matrix error - "$STEP_SECONDS" "the matrix exited with status $STEP_RC (its log: $TS_DIR/matrix.log, matrix.err)"
@@ -80,8 +86,8 @@ tests_run() (
 	rm -rf "$TS_DIR"
 	mkdir -p "$TS_DIR"
 	: > "$TS_DIR/steps.tsv"
-	step_plan "$TS_DIR/plan.tsv" unit fast
-	[ "$fast" = 1 ] || step_plan "$TS_DIR/plan.tsv" unit unit matrix outputs
+	step_plan "$TS_DIR/plan.tsv" unit unit - - fast
+	[ "$fast" = 1 ] || step_plan "$TS_DIR/plan.tsv" unit unit - - unit matrix outputs
 	# the unit runner's line per test file goes to the console (this
 	# stderr), its line per test to the step's log
 	exec {console}>&2
@@ -128,10 +134,8 @@ tests_run() (
 		# they existed, and skipped it
 		tests_step outputs "$TS_DIR/outputs.tsv" "$KIT_DIR/tests/unit/run.sh" --tier all \
 			--records "$TS_DIR/outputs.tsv" --progress-fd "$console" ktap.kit_outputs_parse
-		files+=("$TS_DIR/unit.tsv" "$TS_DIR/matrix.tsv" "$TS_DIR/outputs.tsv")
-		for f in "$OUT_DIR"/results/*-*.tsv; do
-			[ ! -f "$f" ] || files+=("$f")
-		done
+		# the matrix's records: the files it handed back (tests_matrix)
+		files+=("$TS_DIR/unit.tsv" "$TS_DIR/matrix.tsv" "$TS_DIR/outputs.tsv" ${TS_MATRIX_FILES[@]+"${TS_MATRIX_FILES[@]}"})
 	fi
 	# every planned step left its step record (a step that left no
 	# record file at all is missing here)

@@ -37,11 +37,6 @@ worktree_topics() {
 	esac
 }
 
-# worktree_records BRANCH VARIANT -> the apply records of a patched copy
-worktree_records() {
-	printf '%s.records\n' "$(variant_dir "$1" "$2")"
-}
-
 worktree_patched() {
 	local branch=$1 variant=$2 fresh=$3 dir s topics profile=default
 	dir=$(variant_dir "$branch" "$variant")
@@ -62,6 +57,10 @@ worktree_patched() {
 	progress "worktree: $branch $variant copy (series $s)"
 	# no stamp and no records of an earlier copy while this one is made
 	rm -f "$dir.stamp" "$dir.records"
+	# a copy made afresh is its caller's step (the matrix's apply): the
+	# apply's records are handed back to it (request.sh
+	# request_hand_back), also when the series fails
+	[ -z "$fresh" ] || request_hand_back "$dir.records"
 	# the kit's copies are built and judged: the cache's content first
 	pristine_verify "$branch"
 	scratch_copy "$branch" "$dir"

@@ -55,19 +55,33 @@ the outcome: when the step has no other record, or when it failed and none
 of its other records did.  Counts ("P passed, F failed, S skipped") are
 kunit_parser's counts of the KTAP the records make: its leaves.
 
-  results ktap FILE... [--title T] [--summary LABEL]
+  results ktap [--plan PLAN] FILE... [--title T] [--summary LABEL]
   results count FILE...                       -> "P F S"
-  results junit -o OUT.xml [--name N] SUITE=FILE...
-  results json -o OUT.json FILE...
-  results markdown -o OUT.md --branches "B..." FILE...
+  results junit -o OUT.xml [--name N] [--plan PLAN] [--steps FILE]... SUITE=FILE...
+  results json -o OUT.json [--plan PLAN] FILE...
+  results markdown -o OUT.md --branches "B..." [--plan PLAN] FILE...
   results expect --plan PLAN -o OUT FILE...   -> "BRANCH STEP" of each missing step
 
-A run's plan (lib/steps.sh step_plan) is a file of "BRANCH<TAB>STEP" lines:
-the steps the run means to run.  `expect` writes to OUT an error record for
-every planned step that left no record (of any kind) in FILE..., so that
-a step that never ran or whose records were lost is a failure, named.
+A run's plan (lib/steps.sh step_plan, read by read_plan) is the run's one
+step list: a TSV file whose first line is the header
+"branch<TAB>step<TAB>kind<TAB>target<TAB>variant" and whose every other
+line is one planned step: its branch, its step name, its step kind
+(STEP_KINDS; it must be the kind of its name), the build target it is
+planned for (the matrix's: default, arm64, llvm, arm64-llvm, or x86_64 ...
+when ARCH=/LLVM= were given; - when it builds nothing) and its variant
+(the kernel or series it is of: patched, unpatched, without-TOPIC,
+patched@rt, ...; - when none).  A file of the older "BRANCH<TAB>STEP"
+lines, without the header, is read too (kind from the name, target and
+variant -).  `expect` writes to OUT an error record for every planned step
+that left no record (of any kind) in FILE..., so that a step that never
+ran or whose records were lost is a failure, named.  Given --plan, every
+writer shows every planned step, in plan order, with its target and
+variant, a planned step that left no record as such (that same error
+record; in the Markdown its cells say "not run"); the counts of its
+output count that error record as a failure.
 """
 
+import collections
 import json
 import math
 import os
@@ -410,8 +424,11 @@ def ktap_text(s):
     return KTAP_END.sub(r'\1 ', KTAP_HEADER.sub(r'\1Subtest :', s))
 
 
-def ktap_lines(records, title=None):
-    """The KTAP document of RECORDS (nested names: nested subtests)."""
+def ktap_lines(records, title=None, plan=None):
+    """The KTAP document of RECORDS (nested names: nested subtests); with
+    PLAN (read_plan) in plan order, with a not ok of each planned step that
+    left no record."""
+    records = planned(records, plan)
     out = ['KTAP version 1']
     if title:
         out.append(f'# {ktap_text(clean(title))}')
@@ -489,14 +506,50 @@ def suite_element(suite, cases):
     return el
 
 
-def junit_document(suites, name):
-    """<testsuites> of [(suite name, records)]: one <testsuite> each."""
+def planned_suites(suites, plan, steps=()):
+    """SUITES ([(suite name, records)]) with a suite BRANCH-STEP of the
+    step records STEPS of each step that has no record in them (the
+    matrix's tree step); with PLAN in plan order (of their records'
+    steps), with a suite BRANCH-STEP of the error record of each planned
+    step that left no record in any of them."""
+    have = {(r.branch, r.step) for _, rs in suites for r in rs}
+    alone = collections.OrderedDict()
+    for r in steps:
+        if (r.branch, r.step) not in have:
+            alone.setdefault((r.branch, r.step), []).append(r)
+    suites = suites + [(f'{b}-{st}', rs) for (b, st), rs in alone.items()]
+    if plan is None:
+        return suites
+    index = plan_index(plan)
+    lost = missing(plan, [r for _, rs in suites for r in rs])
+    suites = suites + [(f'{r.branch}-{r.step}', [r]) for r in lost]
+
+    def place(suite):
+        return min((index.get((r.branch, r.step), len(index)) for r in suite[1]), default=len(index))
+    return sorted(suites, key=place)
+
+
+def junit_document(suites, name, plan=None, steps=()):
+    """<testsuites> of [(suite name, records)]: one <testsuite> each, and
+    one of the step records STEPS of each step that has no other record
+    (planned_suites); with PLAN (read_plan) in plan order, a suite of each
+    planned step that left no record, and the kind, target and variant of
+    a suite's planned step as its <properties>."""
     root = ET.Element('testsuites', {'name': clean(name)})
+    suites = planned_suites(suites, plan, steps)
+    steps = {(p.branch, p.step): p for p in plan or []}
     totals = {'tests': 0, 'failures': 0, 'errors': 0}
     for suite, records in suites:
         suite = clean(suite)      # a tree's name (a user's directory) is in it
         cases = junit_cases(tree(records), suite)
         el = suite_element(suite, cases)
+        mine = {steps.get((r.branch, r.step)) for r in records}
+        if len(mine) == 1 and None not in mine:
+            p = mine.pop()
+            props = ET.Element('properties')
+            for k in ('kind', 'target', 'variant'):
+                ET.SubElement(props, 'property', {'name': k, 'value': getattr(p, k)})
+            el.insert(0, props)
         el.set('tests', str(len(cases)))
         el.set('failures', str(sum(c.kind == 'failure' for c in cases)))
         el.set('errors', str(sum(c.kind == 'error' for c in cases)))
@@ -512,22 +565,45 @@ def junit_document(suites, name):
 
 # --- JSON ----------------------------------------------------------------------
 
-def json_document(records):
-    return {'generated': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
-            'statuses': list(STATUSES),
-            'records': [r.as_json() for r in records]}
+def json_document(records, plan=None):
+    """The records; with PLAN (read_plan) in plan order with the error
+    records of the planned steps that left none, and "plan": each planned
+    step with its kind, target, variant and outcome (passed, failed, or
+    not run: no record)."""
+    records = planned(records, plan)
+    doc = {'generated': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
+           'statuses': list(STATUSES)}
+    if plan is not None:
+        steps = []
+        for p in plan:
+            rs = [r for r in records if (r.branch, r.step) == (p.branch, p.step)]
+            outcome = 'not run' if all(is_missing(r) for r in rs) else \
+                'passed' if all(r.ok for r in shown(rs)) else 'failed'
+            steps.append(dict(p._asdict(), outcome=outcome))
+        doc['plan'] = steps
+    doc['records'] = [r.as_json() for r in records]
+    return doc
 
 
 # --- Markdown: the matrix --------------------------------------------------------
 
-def markdown_lines(records, branches):
+def markdown_lines(records, branches, plan=None):
     """The matrix (make matrix): a column per branch; the tree, a
     row per topic and per patch (tables/topics.table order), a count row
-    per step of every other kind (STEP_KINDS order: check, check-TARGET,
-    abi, boot-*, selftests*, ...), the steps' times, the n/a patches, then
-    every failed record of any branch and step, one line each."""
+    per step of every other kind, the steps' times, the n/a patches, then
+    every failed record of any branch and step, one line each.  With PLAN
+    (read_plan) the count rows are its steps in plan order, each labelled
+    with its target and variant, then the steps of the records it does not
+    plan; a planned step of a column's branch with no record is "not run"
+    (and a line of the failures); without, the steps of the records in
+    STEP_KINDS order (check, check-TARGET, abi, boot-*, selftests*, ...)."""
+    records = planned(records, plan)
+    real = [r for r in records if not is_missing(r)]
+    plan = plan or []
+    in_plan = {(p.branch, p.step) for p in plan}
+
     def of(b, step=None, kind=None):
-        return [r for r in records if r.branch == b and (step is None or r.step == step)
+        return [r for r in real if r.branch == b and (step is None or r.step == step)
                 and (kind is None or r.kind == kind)]
 
     def row(label, cells):
@@ -535,6 +611,8 @@ def markdown_lines(records, branches):
 
     def tree_cell(b):
         r = (of(b, 'tree', 'step') or [None])[-1]
+        if r is None and (b, 'tree') in in_plan:
+            return 'not run'
         return r.version if r and r.version else '-'
 
     def topic_cell(b, topic):
@@ -556,9 +634,20 @@ def markdown_lines(records, branches):
         phrase = r.lines[-1] if r.lines else DISPLAY.get(r.status, r.status)
         return phrase.split(' (', 1)[0]
 
-    def count_cell(b, step, missing):
+    def count_cell(b, step, none):
         rs = of(b, step)
-        return count_text(rs) if rs else missing
+        return count_text(rs) if rs else 'not run' if (b, step) in in_plan else none
+
+    def label_of(step):
+        kind = step_kind(step)
+        label = '**abi** (out/abi/)' if step == 'abi' else \
+            f'**boot {step[5:]}**' if kind == 'boot' and step.startswith('boot-') else f'**{step}**'
+        ps = [p for p in plan if p.step == step and p.branch in branches]
+        if ps:
+            targets = sorted({p.target for p in ps})
+            variants = sorted({p.variant for p in ps})
+            label += f' *{"/".join(targets)}, {"/".join(variants)}*'
+        return label
 
     out = ['# mm-backport-kit matrix', '', '| |' + ''.join(f' {b} |' for b in branches),
            '|---|' + '---|' * len(branches), row('**tree**', [tree_cell(b) for b in branches])]
@@ -571,14 +660,15 @@ def markdown_lines(records, branches):
     # and apply: the rows above): a step a writer does not know never
     # reached here (check())
     order = [k for k, _ in STEP_KINDS]
-    steps = {r.step for b in branches for r in of(b)} | {'check'}
-    steps = sorted((st for st in steps if step_kind(st) not in ('tree', 'apply')),
-                   key=lambda st: (order.index(step_kind(st)), st))
+    first = [p.step for p in plan if p.branch in branches and step_kind(p.step) not in ('tree', 'apply')]
+    first = list(dict.fromkeys(first))
+    steps = {r.step for b in branches for r in of(b)} | ({'check'} if not plan else set())
+    steps = first + sorted((st for st in steps if step_kind(st) not in ('tree', 'apply') and st not in first),
+                           key=lambda st: (order.index(step_kind(st)), st))
     for step in steps:
-        kind = step_kind(step)
-        label = '**abi** (out/abi/)' if step == 'abi' else \
-            f'**boot {step[5:]}**' if kind == 'boot' and step.startswith('boot-') else f'**{step}**'
-        out.append(row(label, [count_cell(b, step, 'not run' if step == 'check' else '-') for b in branches]))
+        # without a plan, a branch without check records did not run it
+        none = 'not run' if step == 'check' and not plan else '-'
+        out.append(row(label_of(step), [count_cell(b, step, none) for b in branches]))
     for step in ['tree', 'apply'] + steps:
         cells = []
         for b in branches:
@@ -599,6 +689,9 @@ def markdown_lines(records, branches):
     if failed:
         out += ['', f'Failed ({len(failed)}):', '']
         out += [f'- {r.branch} {r.step}: {r.name}: {r.lines[-1] if r.lines else r.status}' for r in failed]
+    lost = [f'- {r.branch} {r.step}' for r in records if is_missing(r)]
+    if lost:
+        out += ['', f'Planned but not run ({len(lost)}):', ''] + lost
     out.append('')
     out.append('Baselines booted: see tables/boot-baselines.table. KTAP of every step: out/ktap/. '
                f'Generated {time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}.')
@@ -607,35 +700,75 @@ def markdown_lines(records, branches):
 
 # --- the plan ------------------------------------------------------------------------
 
+PLAN_FIELDS = ('branch', 'step', 'kind', 'target', 'variant')
+PLAN_HEADER = '\t'.join(PLAN_FIELDS)
+PLAN_FIX = 'write the plan with lib/steps.sh step_plan'
+PlanStep = collections.namedtuple('PlanStep', PLAN_FIELDS)
+
+
 def read_plan(path):
-    """The (branch, step) pairs of the plan file PATH, in order, once each."""
+    """The planned steps (PlanStep) of the plan file PATH, in order, each
+    (branch, step) once (see the module's docstring for the format)."""
     try:
         with open(path, encoding='utf-8') as f:
             lines = f.read().split('\n')
     except OSError as e:
-        raise Error(f'cannot read the plan {path}: {e.strerror}', 'write it with lib/steps.sh step_plan') from e
-    out = []
+        raise Error(f'cannot read the plan {path}: {e.strerror}', PLAN_FIX) from e
+    out, seen = [], set()
+    header = bool(lines) and lines[0] == PLAN_HEADER
     for n, line in enumerate(lines, 1):
-        if not line:
+        if not line or (n == 1 and header):
             continue
         fields = line.split('\t')
-        if len(fields) != 2 or not all(fields):
-            raise Error(f"{path}:{n}: '{line}' is not BRANCH<TAB>STEP", 'write the plan with lib/steps.sh step_plan')
-        if step_kind(fields[1]) is None:
-            raise Error(f"{path}:{n}: the planned step '{fields[1]}' is of no step kind the writers know",
+        if not header and len(fields) == 2 and all(fields):
+            # the older form: BRANCH<TAB>STEP
+            fields += [step_kind(fields[1]) or '-', '-', '-']
+        if len(fields) != len(PLAN_FIELDS) or not all(fields):
+            raise Error(f"{path}:{n}: '{line}' is not BRANCH<TAB>STEP<TAB>KIND<TAB>TARGET<TAB>VARIANT "
+                        f"(after the header line '{PLAN_HEADER}')", PLAN_FIX)
+        step = PlanStep(*fields)
+        kind = step_kind(step.step)
+        if kind is None:
+            raise Error(f"{path}:{n}: the planned step '{step.step}' is of no step kind the writers know",
                         'use a step of: ' + ' '.join(k for k, _ in STEP_KINDS) + ' (mmbk/results.py STEP_KINDS)')
-        if tuple(fields) not in out:
-            out.append(tuple(fields))
+        if step.kind != kind:
+            raise Error(f"{path}:{n}: the planned step '{step.step}' is of the kind {kind}, not {step.kind}", PLAN_FIX)
+        if (step.branch, step.step) not in seen:
+            seen.add((step.branch, step.step))
+            out.append(step)
     return out
 
 
+def missing_text(branch, step):
+    return (f'the step {step} of {branch} left no record: it did not run, or the run '
+            f'that should have run it broke off, or its records were lost')
+
+
+def is_missing(r):
+    """R is the error record of a planned step that left no record."""
+    return r.kind == 'case' and r.status == 'error' and r.name == r.step and \
+        r.text == missing_text(r.branch, r.step)
+
+
 def missing(plan, records):
-    """The error records of the planned (branch, step) pairs with no record."""
+    """The error records of the planned steps with no record, in plan order."""
     have = {(r.branch, r.step) for r in records}
-    return [Record('case', step, branch, step, 'error', None, None,
-                   f'the step {step} of {branch} left no record: it did not run, or the run '
-                   f'that should have run it broke off, or its records were lost')
-            for branch, step in plan if (branch, step) not in have]
+    return [Record('case', p.step, p.branch, p.step, 'error', None, None, missing_text(p.branch, p.step))
+            for p in plan if (p.branch, p.step) not in have]
+
+
+def plan_index(plan):
+    """(branch, step) -> its place in PLAN."""
+    return {(p.branch, p.step): i for i, p in enumerate(plan)}
+
+
+def planned(records, plan):
+    """RECORDS and the error records of PLAN's steps that left none, in
+    plan order (a record of no planned step after them, in its order)."""
+    if plan is None:
+        return records
+    index = plan_index(plan)
+    return sorted(records + missing(plan, records), key=lambda r: index.get((r.branch, r.step), len(index)))
 
 
 # --- the command line --------------------------------------------------------------
@@ -657,21 +790,27 @@ def main(argv):
     p.add_argument('files', nargs='+', metavar='FILE')
     p.add_argument('--title', help='the "# T" line after the version line')
     p.add_argument('--summary', metavar='LABEL', help='end with "# LABEL: P passed, F failed, S skipped"')
+    p.add_argument('--plan', help='the run\'s plan (lib/steps.sh step_plan): every planned step shown')
     p = sub.add_parser('count', help='"P F S" of record files')
     p.add_argument('files', nargs='+', metavar='FILE')
     p = sub.add_parser('junit', help='JUnit XML, one <testsuite> per record file')
     p.add_argument('-o', '--output', required=True)
     p.add_argument('--name', default='mm-backport-kit')
+    p.add_argument('--steps', action='append', default=[], metavar='FILE',
+                   help='step records: a suite of each step that has no other record (the tree step)')
+    p.add_argument('--plan', help='the run\'s plan (lib/steps.sh step_plan): every planned step shown')
     p.add_argument('suites', nargs='+', metavar='SUITE=FILE')
     p = sub.add_parser('json', help='the records as one JSON document')
     p.add_argument('-o', '--output', required=True)
+    p.add_argument('--plan', help='the run\'s plan (lib/steps.sh step_plan): every planned step shown')
     p.add_argument('files', nargs='+', metavar='FILE')
     p = sub.add_parser('markdown', help='the matrix in Markdown')
     p.add_argument('-o', '--output', required=True)
     p.add_argument('--branches', required=True, help='the columns, blank separated')
+    p.add_argument('--plan', help='the run\'s plan (lib/steps.sh step_plan): every planned step shown')
     p.add_argument('files', nargs='+', metavar='FILE')
     p = sub.add_parser('expect', help='error records of the planned steps that left none')
-    p.add_argument('--plan', required=True, help='BRANCH<TAB>STEP lines')
+    p.add_argument('--plan', required=True, help='the run\'s plan (lib/steps.sh step_plan)')
     p.add_argument('-o', '--output', required=True, help='the record file written (the missing steps)')
     p.add_argument('files', nargs='*', metavar='FILE')
     args = ap.parse_args(argv)
@@ -681,7 +820,8 @@ def main(argv):
         for r in lost:
             print(r.branch, r.step)
     elif args.cmd == 'ktap':
-        records = read(args.files)
+        plan = read_plan(args.plan) if args.plan else None
+        records = planned(read(args.files), plan)
         lines = ktap_lines(records, args.title)
         if args.summary:
             lines.append(f'# {args.summary}: {count_text(records)}')
@@ -689,11 +829,13 @@ def main(argv):
     elif args.cmd == 'count':
         print(*counts(read(args.files)))
     elif args.cmd == 'junit':
-        root = junit_document(suites_of(args.suites), args.name)
+        plan = read_plan(args.plan) if args.plan else None
+        root = junit_document(suites_of(args.suites), args.name, plan, read(args.steps))
         atomic_write(args.output, '<?xml version=\'1.0\' encoding=\'utf-8\'?>\n' +
                      ET.tostring(root, encoding='unicode') + '\n')
     elif args.cmd == 'json':
-        atomic_write(args.output, json.dumps(json_document(read(args.files)), indent=1) + '\n')
+        plan = read_plan(args.plan) if args.plan else None
+        atomic_write(args.output, json.dumps(json_document(read(args.files), plan), indent=1) + '\n')
     else:
         branches = args.branches.split()
         known = tables.branch_names()
@@ -701,5 +843,6 @@ def main(argv):
         if unknown or not branches:
             raise Error(f"--branches '{args.branches}' names no branch or unknown ones ({' '.join(unknown)})",
                         'use branches of tables/branches.table: ' + ' '.join(known))
-        atomic_write(args.output, '\n'.join(markdown_lines(read(args.files), branches)) + '\n')
+        plan = read_plan(args.plan) if args.plan else None
+        atomic_write(args.output, '\n'.join(markdown_lines(read(args.files), branches, plan)) + '\n')
     return 0

@@ -261,14 +261,21 @@ test_no_dead_python_constants() {
 # stages hand back their records (request.sh request_hand_back): the
 # matrix computes no other module's output path (it did in four places:
 # out/check/<name>/results.tsv, out/boot/<tag>.tsv, the selftests'
-# records.tsv and the abi stage's results.tsv), and every entry point it
-# runs as a step hands its records back
+# records.tsv and the abi stage's results.tsv; and worktree's apply
+# records by worktree_records), make test (lib/test.sh) none of the
+# matrix's (it globbed out/results/*-*.tsv: it reads the list matrix_run
+# hands back), and every entry point run as a step hands its records back
+# (worktree's fresh copy, the matrix's list too)
 test_matrix_computes_no_other_modules_path() {
 	local bad m
-	bad=$(grep -nE 'OUT_DIR/(check|boot|selftests|abi)/|CACHE_DIR/abi|records\.tsv|results\.tsv' "$KIT_DIR/lib/matrix.sh" |
+	bad=$(grep -nE 'OUT_DIR/(check|boot|selftests|abi)/|CACHE_DIR/abi|records\.tsv|results\.tsv|worktree_records|\.records([^-]|$)' "$KIT_DIR/lib/matrix.sh" |
 		grep -v '^[0-9]*:[[:space:]]*#' || true)
 	[ -z "$bad" ] || fail "lib/matrix.sh computes another module's output path" "$bad"
-	for m in check boot kselftest abi; do
+	# make test: the matrix's records are the list it hands back
+	bad=$(grep -nE 'OUT_DIR"?/(results|status|check|boot|selftests|abi|ktap)\b|CACHE_DIR/abi|records\.list' "$KIT_DIR/lib/test.sh" |
+		grep -v '^[0-9]*:[[:space:]]*#' || true)
+	[ -z "$bad" ] || fail "lib/test.sh computes the matrix's or another module's output path" "$bad"
+	for m in check boot kselftest abi worktree matrix; do
 		grep -q 'request_hand_back ' "$KIT_DIR/lib/$m.sh" || bad="$bad $m.sh"
 	done
 	[ -z "$bad" ] || fail "entry points that do not hand back their records:$bad"

@@ -501,3 +501,117 @@ from mmbk import results
 print("\n".join(s for s in sys.argv[1:] if results.step_kind(s) is None))' "${steps[@]}")
 	[ -z "$bad" ] || fail "steps the kit writes that no writer knows: $bad" "all: ${steps[*]}"
 }
+
+# kind_plan FILE: the run's plan (lib/steps.sh step_plan's format) of the
+# steps of kind_records, with their kind, target and variant, in an order
+# of its own, and four planned steps that left no record: 6.12's tree
+# step (kind_records has none of it), boot-without-ksm-break-ksm and
+# selftests-llvm, 6.1's check-llvm
+kind_plan() {
+	{
+		printf 'branch\tstep\tkind\ttarget\tvariant\n'
+		printf '6.12\ttree\ttree\t-\t-\n6.12\tapply\tapply\t-\tpatched\n'
+		printf '6.12\t%s\tcheck\t%s\tpatched\n' check-arm64-llvm arm64-llvm check-llvm llvm check default check-arm64 arm64
+		printf '6.12\tabi\tabi\tdefault\tseries profile default\n'
+		printf '6.12\t%s\tboot\t%s\t%s\n' boot-patched default patched boot-without-ksm-break-ksm default without-ksm-break-ksm \
+			boot-unpatched-arm64 arm64 unpatched boot-patched-rt default patched@rt
+		printf '6.12\t%s\tselftests\t%s\t%s\n' selftests default patched selftests-arm64 arm64 patched \
+			selftests-rt default patched@rt selftests-llvm llvm patched+unpatched
+		printf '6.1\tboot-patched\tboot\tdefault\tpatched\n6.1\tcheck-llvm\tcheck\tllvm\tpatched\n'
+		printf 'unit\tfast\tunit\t-\t-\nunit\tunit\tunit\t-\t-\nmatrix\twriter\trun\t-\t-\n'
+	} > "$1"
+}
+
+# the plan is the one step list every writer reads (--plan): fed a
+# failing record of each step kind and the plan, the Markdown has a row of
+# every planned step in plan order labelled with its target and variant,
+# "not run" for a planned step that left no record and a line of it in
+# the failures; the KTAP (through the kernel's parser), the JUnit
+# (validated, a suite of each step with its kind, target and variant as
+# properties) and the JSON (its "plan" with each step's outcome) each
+# have a failure of every failing record and of every step that left none;
+# a plan whose kind is not its step's is a one-line error
+test_plan_drives_every_writer() {
+	need_kunit_parser
+	local n want got s f suites=()
+	kind_records "$T/k.tsv"
+	kind_plan "$T/plan.tsv"
+	n=$(( $(grep -c . "$T/k.tsv") + 4 ))
+	run_kit results markdown -o "$T/matrix.md" --branches "6.12 6.1" --plan "$T/plan.tsv" "$T/k.tsv"
+	expect_rc 0 "results markdown --plan"
+	want='check-arm64-llvm check-llvm check check-arm64 abi boot-patched boot-without-ksm-break-ksm boot-unpatched-arm64 boot-patched-rt selftests selftests-arm64 selftests-rt selftests-llvm'
+	got=$(sed -nE 's/^\| \*\*([a-z0-9-]+|boot [a-z0-9@-]+)\*\*.*/\1/p' "$T/matrix.md" | sed 's/^boot /boot-/' |
+		grep -vE '^(tree|topic)' | paste -sd' ')
+	[ "$got" = "$want" ] || fail "the Markdown's step rows are not the plan's, in its order: '$got'" "$(cat "$T/matrix.md")"
+	grep -qF '| **check-llvm** *llvm, patched* | 0 passed, 1 failed, 0 skipped | not run |' "$T/matrix.md" ||
+		fail "check-llvm's row has not its target and variant, or 6.1's planned check-llvm is not 'not run'" "$(cat "$T/matrix.md")"
+	grep -qF '| **boot patched-rt** *default, patched@rt* | 0 passed, 1 failed, 0 skipped | - |' "$T/matrix.md" ||
+		fail "boot-patched-rt's row has not its target and variant" "$(cat "$T/matrix.md")"
+	[ "$(row '**boot without-ksm-break-ksm** *default, without-ksm-break-ksm*')" = 'not run|-' ] ||
+		fail "the planned boot without a record is not 'not run'" "$(cat "$T/matrix.md")"
+	[ "$(row '**selftests-llvm** *llvm, patched+unpatched*')" = 'not run|-' ] ||
+		fail "the planned selftests without a record is not 'not run'" "$(cat "$T/matrix.md")"
+	[ "$(row '**tree**')" = 'not run|-' ] || fail "6.12's planned tree step without a record is not 'not run'" "$(cat "$T/matrix.md")"
+	for s in '6.12 tree' '6.12 boot-without-ksm-break-ksm' '6.12 selftests-llvm' '6.1 check-llvm'; do
+		grep -qxF -- "- $s: ${s#* }: the step ${s#* } of ${s%% *} left no record: it did not run, or the run that should have run it broke off, or its records were lost" \
+			"$T/matrix.md" || fail "no failure line of the planned step $s that left no record" "$(cat "$T/matrix.md")"
+		grep -qxF -- "- $s" "$T/matrix.md" || fail "$s is not listed as planned but not run" "$(cat "$T/matrix.md")"
+	done
+	[ "$(grep -c '^- .*: .*: ' "$T/matrix.md")" = "$n" ] || fail "not $n failure lines in the Markdown" "$(cat "$T/matrix.md")"
+	# KTAP
+	run_kit results ktap --plan "$T/plan.tsv" "$T/k.tsv"
+	expect_rc 0 "results ktap --plan"
+	printf '%s\n' "$OUT" > "$T/k.ktap"
+	grep -qx 'not ok [0-9]* boot-without-ksm-break-ksm' "$T/k.ktap" || fail "no not ok of the planned boot without a record" "$OUT"
+	run_kit kit_py ktap count --kunit-dir "$KUNIT_DIR" "$T/k.ktap"
+	[ "$OUT" = "0 $n 0" ] || fail "kunit_parser counts '$OUT' in the KTAP with the plan, expected 0 $n 0" "$(cat "$T/k.ktap")"
+	# JUnit: a suite per step
+	mkdir -p "$T/steps"
+	awk -F'\t' -v d="$T/steps" '{ print > (d "/" $3 "-" $2 ".tsv") }' "$T/k.tsv"
+	for f in "$T"/steps/*.tsv; do
+		s=${f##*/}
+		suites+=("${s%.tsv}=$f")
+	done
+	run_kit results junit -o "$T/k.xml" --plan "$T/plan.tsv" "${suites[@]}"
+	expect_rc 0 "results junit --plan"
+	run_kit xmllint --noout --schema "$XSD" "$T/k.xml"
+	expect_rc 0 "xmllint --schema of the JUnit with the plan"
+	/usr/bin/python3 - "$T/k.xml" "$n" <<'PY' || fail "the JUnit with the plan" "$(cat "$T/k.xml")"
+import sys
+import xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+n = int(sys.argv[2])
+suites = {s.get('name'): s for s in root.findall('testsuite')}
+bad = sum(c.find('failure') is not None or c.find('error') is not None for c in root.iter('testcase'))
+assert bad == n, f'{bad} failed cases, expected {n}'
+for name in ('6.12-tree', '6.12-boot-without-ksm-break-ksm', '6.12-selftests-llvm', '6.1-check-llvm'):
+    s = suites[name]
+    assert s.find('testcase/error') is not None, f'{name} has no <error>'
+props = {p.get('name'): p.get('value') for p in suites['6.12-check-llvm'].findall('properties/property')}
+assert props == {'kind': 'check', 'target': 'llvm', 'variant': 'patched'}, props
+props = {p.get('name'): p.get('value') for p in suites['6.12-boot-patched-rt'].findall('properties/property')}
+assert props == {'kind': 'boot', 'target': 'default', 'variant': 'patched@rt'}, props
+order = [s.get('name') for s in root.findall('testsuite')]
+assert order.index('6.12-check-arm64-llvm') < order.index('6.12-check-llvm') < order.index('6.12-abi') \
+    < order.index('6.12-boot-without-ksm-break-ksm') < order.index('6.1-boot-patched'), order
+PY
+	# JSON
+	run_kit results json -o "$T/k.json" --plan "$T/plan.tsv" "$T/k.tsv"
+	expect_rc 0 "results json --plan"
+	/usr/bin/python3 - "$T/k.json" "$n" <<'PY' || fail "the JSON with the plan" "$(cat "$T/k.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = int(sys.argv[2])
+bad = sum(r['status'] in ('fail', 'failed', 'error') for r in d['records'])
+assert bad == n, f'{bad} failed records, expected {n}'
+plan = {(p['branch'], p['step']): p for p in d['plan']}
+assert plan[('6.12', 'selftests-llvm')]['outcome'] == 'not run', plan[('6.12', 'selftests-llvm')]
+assert plan[('6.12', 'check-llvm')] == {'branch': '6.12', 'step': 'check-llvm', 'kind': 'check', 'target': 'llvm',
+                                       'variant': 'patched', 'outcome': 'failed'}, plan[('6.12', 'check-llvm')]
+assert [p['step'] for p in d['plan']][:4] == ['tree', 'apply', 'check-arm64-llvm', 'check-llvm'], d['plan'][:4]
+PY
+	# a plan whose kind is not its step's
+	printf 'branch\tstep\tkind\ttarget\tvariant\n6.12\tcheck-llvm\tboot\tllvm\tpatched\n' > "$T/badplan.tsv"
+	run_kit results markdown -o "$T/bad.md" --branches 6.12 --plan "$T/badplan.tsv" "$T/k.tsv"
+	expect_one_line_error "badplan.tsv:2: the planned step 'check-llvm' is of the kind check, not boot"
+}

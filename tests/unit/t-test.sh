@@ -35,7 +35,6 @@ stub_kit() {
 	kunit_dir() { [ -n "${STUB_KUNIT:-}" ] || die "no kunit parser"; echo "$STUB_KUNIT"; }
 	matrix_tag() { :; }
 	matrix_fetch() ( : )
-	worktree_records() { echo "$OUT_DIR/status/$1-stub-apply.tsv"; }
 	matrix_apply() (
 		request_hand_back "$OUT_DIR/status/$1-stub-apply.tsv"
 		result "$OUT_DIR/status/$1-stub-apply.tsv" case apply "$1" stub pass
@@ -154,4 +153,75 @@ test_matrix_reads_the_records_a_step_hands_back() {
 	[ "$RC" -ne 0 ] || fail "make test exit 0 with check steps that hand back nothing" "$OUT"
 	expect_out '^\[[0-9:]+\] matrix: 6\.1 check: 0 passed, 1 failed, 0 skipped' "a step that hands back nothing is one failure"
 	expect_out 'check ended without handing back its records' "the step that handed back nothing is named"
+}
+
+# the matrix's reports read its plan: in the stubbed kit whose check step
+# of 6.1 is skipped (it leaves no record), out/matrix.md has the check
+# row with its build target and variant, "not run" in 6.1's column and a
+# line of the failure; out/junit.xml validates, with an <error> of it and
+# the step's kind, target and variant as properties; out/results.json's
+# plan says 6.1's check was not run; make test counts it once
+test_matrix_reports_every_planned_step() {
+	local k md
+	k=$(stub_kit kit-test-plan)
+	cat >> "$k/lib/matrix.sh" <<-'STUB'
+	eval "$(declare -f matrix_step | sed '1s/^matrix_step/matrix_step_real/')"
+	matrix_step() {
+		[ "$1/$2" != 6.1/check ] || return 0
+		matrix_step_real "$@"
+	}
+	STUB
+	stub_test "$k"
+	expect_rc 1 "make test with 6.1's planned check skipped"
+	expect_out '^[0-9]+ passed, 1 failed, 0 skipped$' "the last line counts the step that left no record once"
+	md=$(cat "$k/out/matrix.md")
+	grep -qE '^\| \*\*check\*\* \*default, patched\* \| (1 passed, 0 failed, 0 skipped \| )*not run \|' <<< "$md" ||
+		fail "out/matrix.md has no check row with its target and variant and 6.1 not run" "$md"
+	grep -qxF -- '- 6.1 check: check: the step check of 6.1 left no record: it did not run, or the run that should have run it broke off, or its records were lost' <<< "$md" ||
+		fail "out/matrix.md does not list 6.1's check as failed" "$md"
+	run_kit xmllint --noout --schema "$KIT_DIR/tests/junit/junit-10.xsd" "$k/out/junit.xml"
+	expect_rc 0 "xmllint --schema of the stubbed matrix's junit.xml"
+	/usr/bin/python3 - "$k/out/junit.xml" "$k/out/results.json" <<'PY' || fail "the matrix's JUnit or JSON" "$(cat "$k/out/junit.xml")"
+import json, sys
+import xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+err = [c for c in root.iter('testcase') if c.find('error') is not None]
+assert [c.get('name') for c in err] == ['check'], [c.get('name') for c in err]
+suites = {s.get('name'): s for s in root.findall('testsuite')}
+props = {p.get('name'): p.get('value') for p in suites['6.12-check'].findall('properties/property')}
+assert props == {'kind': 'check', 'target': 'default', 'variant': 'patched'}, props
+assert '6.12-tree' in suites, list(suites)
+plan = {(p['branch'], p['step']): p['outcome'] for p in json.load(open(sys.argv[2]))['plan']}
+assert plan[('6.1', 'check')] == 'not run', plan
+assert plan[('6.12', 'check')] == 'passed', plan
+PY
+}
+
+# make test counts the matrix's records where the matrix says they are
+# (the list matrix_run hands back), not by a path of its own making: a
+# record file the stubbed matrix lists outside out/results is counted, and
+# a record file in out/results it does not list is not
+test_make_test_counts_what_the_matrix_hands_back() {
+	local k
+	k=$(stub_kit kit-test-matrix-handback)
+	cat >> "$k/lib/matrix.sh" <<-'STUB'
+	eval "$(declare -f matrix_run | sed '1s/^matrix_run/matrix_run_real/')"
+	matrix_run() {
+		kit_try matrix_run_real
+		[ "$KIT_RC" -eq 0 ] || return "$KIT_RC"
+		if [ -n "${STUB_ELSEWHERE:-}" ]; then
+			mkdir -p "$OUT_DIR/elsewhere"
+			result "$OUT_DIR/elsewhere/x.tsv" case check 6.1 elsewhere fail - - "listed outside out/results"
+			echo "$OUT_DIR/elsewhere/x.tsv" >> "$OUT_DIR/status/records.list"
+		else
+			result "$OUT_DIR/results/6.1-stray.tsv" case check 6.1 stray fail - - "in out/results, not listed"
+		fi
+	}
+	STUB
+	STUB_ELSEWHERE=1 stub_test "$k"
+	expect_rc 1 "make test with a failing record the matrix lists outside out/results"
+	expect_out '^[0-9]+ passed, 1 failed, 0 skipped$' "the listed record is counted"
+	stub_test "$k"
+	expect_rc 0 "make test with a failing record in out/results the matrix does not list"
+	expect_out '^[0-9]+ passed, 0 failed, 0 skipped$' "the record the matrix did not list is not counted"
 }
