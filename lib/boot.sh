@@ -116,8 +116,8 @@ boot_judge() {
 	mkdir -p "$dir"
 	lock_tree "$out.lock"
 	if [ "$expect" = 1 ]; then args=(--variant "$variant"); else args=(--no-expect); fi
-	rm -f "$out.tsv"
-	request_hand_back "$out.tsv"
+	rm -f "$out.tsv" "$out.ktap"
+	request_hand_back "$out.tsv" "$out.ktap"
 	kit_py ktap judge "$log" --kunit-dir "$(tools_tree >/dev/null && kunit_dir)" --branch "$branch" \
 		--expect "$TABLES_DIR/boot-expect.table" "${args[@]}" --profile "$profile" \
 		--title "boot-$variant$(boot_profile_tag "$profile")${KB_TAG:-}" --note "$note" \

@@ -91,7 +91,7 @@ matrix_step() {
 	shift 2
 	rm -f "$at"
 	step_run_split "$OUT_DIR/status/$b-$step.out" "$log" request_call RECORDS_AT="$at" -- "$@"
-	[ ! -f "$at" ] || from=$(cat "$at")
+	[ ! -f "$at" ] || from=$(sed -n 1p "$at")
 	: > "$records"
 	if [ -n "$from" ] && [ -f "$from" ]; then
 		# the records of the step, as this branch's step
@@ -362,12 +362,13 @@ matrix_run() (
 	for f in ${recs[@]+"${recs[@]}"}; do
 		b=${f##*/}
 		b=${b%.tsv}
-		# the records the step's entry point handed back (matrix_step)
-		from=$(cat "$OUT_DIR/status/$b.records-at" 2>/dev/null || true)
-		if [[ $b == *-boot-* ]] && [ -n "$from" ] && [ -f "${from%.tsv}.ktap" ]; then
-			# the judge's document beside its records (boot.sh
-			# boot_judge; written by the one KTAP writer)
-			cp "${from%.tsv}.ktap" "$OUT_DIR/ktap/$b.ktap"
+		# the KTAP document the step's entry point handed back with its
+		# records (matrix_step; the boot's judged KTAP, boot.sh
+		# boot_judge, written by the one KTAP writer), else one of its
+		# records
+		from=$(sed -n 2p "$OUT_DIR/status/$b.records-at" 2>/dev/null || true)
+		if [ -n "$from" ] && [ -s "$from" ]; then
+			cp "$from" "$OUT_DIR/ktap/$b.ktap"
 		else
 			kit_py results ktap "$f" --title "$b" --summary "$b" > "$OUT_DIR/ktap/$b.ktap" ||
 				matrix_writer_failed "out/ktap/$b.ktap"

@@ -164,15 +164,17 @@ request_with() {
 	if [ -n "$tree" ]; then request_tree "$tree" "$branch"; else REQ_BRANCH=$branch; fi
 }
 
-# request_hand_back RECORDS: the entry point's record file RECORDS (an
-# entry point of many steps, the matrix: the file listing its record
-# files, one a line) handed back to its caller, in REQ_RECORDS_AT when the
+# request_hand_back RECORDS [KTAP]: the entry point's record file RECORDS
+# (an entry point of many steps, the matrix: the file listing its record
+# files, one a line) and the KTAP document it writes of them, if it writes
+# one (the boot's judged KTAP), handed back to its caller, in
+# REQ_RECORDS_AT (RECORDS its first line, KTAP its second) when the
 # caller asked for it;
 # called once RECORDS is this run's (emptied or removed), so a step that
 # breaks later hands back its records so far, and one that breaks before
 # hands back none
 request_hand_back() {
-	[ -z "$REQ_RECORDS_AT" ] || printf '%s\n' "$1" > "$REQ_RECORDS_AT"
+	[ -z "$REQ_RECORDS_AT" ] || printf '%s\n' "$@" > "$REQ_RECORDS_AT"
 }
 
 # request_call FIELD=VALUE... -- FUNC [ARG...]: FUNC run with the request

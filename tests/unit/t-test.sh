@@ -225,3 +225,29 @@ test_make_test_counts_what_the_matrix_hands_back() {
 	expect_rc 0 "make test with a failing record in out/results the matrix does not list"
 	expect_out '^[0-9]+ passed, 0 failed, 0 skipped$' "the record the matrix did not list is not counted"
 }
+
+# a step that hands back a KTAP document of its records with them (the
+# boot's judged KTAP, boot.sh boot_judge) has that document as its
+# out/ktap/ file, wherever it wrote it: the matrix takes its path from
+# the hand-back, never from the records' path (it took the boot's
+# "${records%.tsv}.ktap"); a step that hands back none gets the KTAP of
+# its records
+test_matrix_takes_the_ktap_a_step_hands_back() {
+	local k
+	k=$(stub_kit kit-test-ktap)
+	cat >> "$k/lib/matrix.sh" <<-'STUB'
+	matrix_check() (
+		mkdir -p "$OUT_DIR/somewhere-else"
+		[ "$1" != 6.12 ] || request_hand_back "$OUT_DIR/somewhere-else/$1.tsv" "$OUT_DIR/somewhere-else/doc-$1"
+		[ "$1" = 6.12 ] || request_hand_back "$OUT_DIR/somewhere-else/$1.tsv"
+		result "$OUT_DIR/somewhere-else/$1.tsv" case check "$1" stub pass
+		printf 'KTAP version 1\n# the document of %s\n1..1\nok 1 stub\n' "$1" > "$OUT_DIR/somewhere-else/doc-$1"
+	)
+	STUB
+	stub_test "$k"
+	expect_rc 0 "make test of the stubbed kit whose 6.12 check hands back a KTAP document"
+	grep -qx '# the document of 6.12' "$k/out/ktap/6.12-check.ktap" ||
+		fail "out/ktap/6.12-check.ktap is not the document the step handed back" "$(cat "$k/out/ktap/6.12-check.ktap")"
+	grep -qx '# 6.1-check: 1 passed, 0 failed, 0 skipped' "$k/out/ktap/6.1-check.ktap" ||
+		fail "out/ktap/6.1-check.ktap is not the KTAP of its records" "$(cat "$k/out/ktap/6.1-check.ktap")"
+}
