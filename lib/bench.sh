@@ -38,6 +38,10 @@
 # without out/bench/metrics.tsv starts from it, so --resume continues the
 # rounds measured elsewhere and the report shows every branch measured.
 # --report writes the report of those figures without booting anything.
+# Every boot records the series its round measured (bench.series: the hash
+# the kit's patched copy of the branch is named by, worktree_stamp), and
+# the report names it per branch and says stale when the kit now ships
+# another series.
 # --save (make bench SAVE=1) puts the finished rounds of the branches named
 # (default: all measured) from out/bench/metrics.tsv into
 # tables/bench-results.tsv, in place of the branch's committed rows: rounds
@@ -45,7 +49,7 @@
 # The request's fields (bin/bench's options): --rounds (default 10), --scan-modes (khugepaged settings of
 # scan_contention_bench, default "fast,default"), --boot-timeout (default
 # 1500), --test-timeout (per workload, default 600).
-kit_use tables trees kbuild guest request boot fetch
+kit_use tables trees kbuild guest request boot fetch worktree
 
 # bench_save_branch BRANCH: BRANCH's rows of $BENCH_RESULTS replaced by its finished
 # rounds in $BENCH_TSV (lib/bench-rounds.awk), which must have run one pair of
@@ -148,6 +152,7 @@ bench_boot_one() {
 		bench_metrics_of "$log" "$branch" "$variant" "$round"
 		printf '%s\t%s\t%s\tkernel.bzimage\t%s\tsha256\n' "$branch" "$variant" "$round" "$sha"
 		printf '%s\t%s\t%s\tbench.programs\t%s\tsha256\n' "$branch" "$variant" "$round" "$BENCH_PROGRAMS_SHA"
+		printf '%s\t%s\t%s\tbench.series\t%s\tstamp\n' "$branch" "$variant" "$round" "$BENCH_SERIES"
 		printf '%s\t%s\t%s\twall.boot_total_s\t%s\ts\n' "$branch" "$variant" "$round" "$(( $(date +%s) - t0 ))"
 	} >> "$BENCH_TSV"
 	# one line of figures per boot, so progress shows numbers
@@ -158,10 +163,17 @@ bench_boot_one() {
 	[ "$rc" = 0 ] || warn "$branch $variant round $round: boot.sh rc=$rc (see $out)"
 }
 
-# bench_report: out/bench.{md,json,svg} from the figures; the status of
-# mmbk bench-report
+# bench_report: out/bench.{md,json,svg} from the figures, judged against
+# the series the kit ships now (worktree_stamp of each branch's patched
+# copy); the status of mmbk bench-report
 bench_report() {
-	kit_py bench-report "$BENCH_TSV" "$OUT_DIR" "$BENCH_ROUNDS" >&2
+	local b branches shipped=()
+	read -ra branches <<< "$SUPPORTED_BRANCHES"
+	for b in "${branches[@]}"; do
+		[ -f "$(series_file "$b")" ] || continue
+		shipped+=(--series "$b=$(worktree_stamp "$b" patched)")
+	done
+	kit_py bench-report ${shipped[@]+"${shipped[@]}"} "$BENCH_TSV" "$OUT_DIR" "$BENCH_ROUNDS" >&2
 }
 
 # bench_run [BRANCH...] (make bench; none: every branch): the request's
@@ -233,6 +245,8 @@ bench_run() (
 			bench_report || warn "mmbk bench-report failed"
 			continue
 		fi
+		# the series the patched kernel was built from (its copy is named by it)
+		BENCH_SERIES=$(worktree_stamp "$branch" patched)
 		kept=$(bench_keep_rounds "$branch" "$sha_u" "$sha_p" | paste -sd' ')
 		[ -z "$kept" ] || progress "bench: $branch: --resume keeps rounds $kept (same kernels: $sha_u $sha_p)"
 		printf '%s\t-\t-\trun.date\t%s\tutc\n' "$branch" "$(date -u +%Y-%m-%dT%H:%MZ)" >> "$BENCH_TSV"

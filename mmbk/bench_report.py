@@ -1,7 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
-"""bench-report METRICS.TSV OUTDIR [ROUNDS] - turn the bench step's raw
-figures into OUTDIR/bench.md (a table per branch), OUTDIR/bench.json and
-OUTDIR/bench.svg (ratios per branch next to upstream's reference ratios).
+"""bench-report [--series BRANCH=HASH]... METRICS.TSV OUTDIR [ROUNDS] - turn
+the bench step's raw figures into OUTDIR/bench.md (a table per branch),
+OUTDIR/bench.json and OUTDIR/bench.svg (ratios per branch next to
+upstream's reference ratios).
+
+Each branch's section names the series its rounds measured (their
+bench.series rows: the hash the kit's patched copy of the branch is named
+by, lib/worktree.sh worktree_stamp) and says **stale** when --series gives
+another hash for the branch (the series the kit ships now) or when its
+rounds name none (measured before make bench recorded it).
 
 Every figure is reported as patched/unpatched: the ratio of each round (the
 two boots of a round ran back to back, in alternating order), then the
@@ -133,6 +140,10 @@ def load(path):
         if m == "bench.programs":  # the sha256 of the bench programs
             info[b].setdefault("programs", set()).add(val)
             continue
+        if m == "bench.series":  # the series the round's patched kernel was built from
+            if r.isdigit():
+                info[b].setdefault("series", defaultdict(set))[val].add(int(r))
+            continue
         if val.startswith(">"):
             censored.add((b, m, v, int(r)))
             val = val[1:]
@@ -165,6 +176,40 @@ def spread(vals):
     if nfail:
         s += ", fail %d/%d" % (nfail, len(vals))
     return s
+
+
+def round_list(rounds):
+    """[1, 2, 3, 5] -> '1-3, 5'"""
+    out, run = [], []
+    for r in sorted(rounds) + [None]:
+        if run and (r is None or r != run[-1] + 1):
+            out.append("%d-%d" % (run[0], run[-1]) if len(run) > 1 else "%d" % run[0])
+            run = []
+        if r is not None:
+            run.append(r)
+    return ", ".join(out)
+
+
+def series_of(measured, current):
+    """the series a branch's rounds measured ({hash: {round}}) against the
+    one the kit ships (None: unknown) -> the report's series entry"""
+    measured = {h: sorted(rs) for h, rs in sorted(measured.items(), key=lambda x: (min(x[1]), x[0]))}
+    stale = current is not None and (not measured or set(measured) != {current})
+    return {"measured": measured, "current": current, "stale": stale}
+
+
+def series_line(b, s):
+    """the Series line of branch b's section"""
+    if s["measured"]:
+        text = ", ".join("series %s (rounds %s)" % (h, round_list(rs)) for h, rs in s["measured"].items())
+    else:
+        text = "not recorded (rounds measured before make bench recorded their series)"
+    if s["stale"]:
+        return "Series: %s; **stale**: the kit now ships series %s (make bench BRANCH=%s measures it)." % (
+            text, s["current"], b)
+    if s["current"] is None:
+        return "Series: %s; the kit ships no series of %s to compare." % (text, b)
+    return "Series: %s, the series the kit ships now." % text
 
 
 def bootstrap_ci(vals, seed=1):
@@ -274,8 +319,16 @@ def main(argv):
     ap.add_argument('outdir', metavar='OUTDIR')
     ap.add_argument('rounds', metavar='ROUNDS', type=int, nargs='?', default=5,
                     help='the rounds the run asked for (default 5)')
+    ap.add_argument('--series', action='append', default=[], metavar='BRANCH=HASH',
+                    help='the series the kit ships for BRANCH (worktree_stamp of its patched copy)')
     args = ap.parse_args(argv)
     tsv, outdir, rounds = args.tsv, args.outdir, args.rounds
+    shipped = {}
+    for arg in args.series:
+        b, eq, h = arg.partition("=")
+        if not eq or not b or not h:
+            raise Error("--series %s: not BRANCH=HASH" % arg, "give the series the kit ships as BRANCH=HASH")
+        shipped[b] = h
     data, units, info, censored = load(tsv)
     branches = [b for b in BRANCH_ORDER if b in data] + sorted(b for b in data if b not in BRANCH_ORDER)
     report = {
@@ -314,6 +367,7 @@ def main(argv):
             "target": info[b].get("run.target", "x86_64, GCC"),
             "bzimage_sha256": {v: sorted(info[b].get("bzimage_" + v, [])) for v in ("unpatched", "patched")},
             "programs_sha256": sorted(info[b].get("programs", [])),
+            "series": series_of(info[b].get("series", {}), shipped.get(b)),
             "boots_completed": completed,
             "hackbench_configs_in_geomean": gm_names,
             "workloads_with_nonzero_exit": failed_exits,
@@ -402,6 +456,8 @@ def write_md(rep, path):
                      br["run_date"], "%.0f" % br["run_seconds"] if br["run_seconds"] else "?", br["target"],
                      br["boots_completed"]["unpatched"], br["boots_completed"]["patched"],
                      ",".join(sha["unpatched"]) or "?", ",".join(sha["patched"]) or "?"))
+        L.append("")
+        L.append(series_line(b, br["series"]))
         L.append("")
         L.append("Carries: %s (%s). A figure whose patch the branch does not carry (already "
                  "upstream) compares two kernels that are the same there: its ratio shows the noise." % (

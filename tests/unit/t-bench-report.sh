@@ -256,6 +256,11 @@ test_bench_arm64_figures_and_target() {
 		fail "the two boots' figures were not found" "$OUT"
 	grep -q '^6.12	-	-	run.target	arm64, GCC	text$' "$k/out/bench/metrics.tsv" ||
 		fail "no run.target row" "$(cat "$k/out/bench/metrics.tsv")"
+	# each boot names the series of its round: the kit copy's patched series
+	[ "$(grep -cE '^6.12	[a-z]+	1	bench.series	[0-9a-f]{16}	stamp$' "$k/out/bench/metrics.tsv")" = 2 ] ||
+		fail "the two boots' bench.series rows" "$(cat "$k/out/bench/metrics.tsv")"
+	grep -qE '^Series: series [0-9a-f]{16} \(rounds 1\), the series the kit ships now\.$' "$k/out/bench.md" ||
+		fail "the report does not name the series measured as the current one" "$(grep -A3 '^## 6.12' "$k/out/bench.md")"
 	grep -q '^Run .*, arm64, GCC; boots completed: unpatched 1/1, patched 1/1' "$k/out/bench.md" ||
 		fail "the report does not name the target" "$(grep '^Run ' "$k/out/bench.md")"
 	k=$(kit_copy kit-bench-nolog)
@@ -286,6 +291,90 @@ sys.exit(f["rounds"] != 10)' "$k/out/bench.json" || fail "bench.json has not 6.1
 	rm -rf "$k/out" "$k/tables/bench-results.tsv"
 	run_kit "$k/bin/bench" --report
 	expect_one_line_error 'no figures to report: .*run make bench first'
+}
+
+# series_rows HASH [BRANCH] -> a bench.series row per boot of canned's 10
+# rounds: the series the patched kernel of each round was built from
+series_rows() {
+	local r v
+	for r in 1 2 3 4 5 6 7 8 9 10; do
+		for v in unpatched patched; do
+			printf '%s\t%s\t%s\tbench.series\t%s\tstamp\n' "${2:-6.12}" "$v" "$r" "$1"
+		done
+	done
+}
+
+# series_line [BRANCH] -> the Series line of BRANCH's section of bench.md
+series_line() {
+	awk -v b="## ${1:-6.12}" '$0 == b { in_b = 1; next } /^## / { in_b = 0 } in_b && /^Series: / { print; exit }' "$T/rep/bench.md"
+}
+
+# each branch's section names the series its rounds measured (the hash
+# the kit's patched copies are named by, lib/worktree.sh worktree_stamp)
+# and says stale when the kit now ships another one, or when the rounds
+# name none (measured before make bench recorded it); bench.json says the
+# same.  Shown failing before bench.series existed: no Series line.
+test_report_names_the_series_and_says_stale() {
+	local line
+	{ header; canned ksm.unmerge_MiBps MiB/s 10 '100+4%5' '98+4%5' 6.1; series_rows 1a2b3c4d5e6f7a8b 6.1; } > "$T/m.tsv"
+	rm -rf "$T/rep"; mkdir -p "$T/rep"
+	run_kit kit_py bench-report --series 6.1=1a2b3c4d5e6f7a8b "$T/m.tsv" "$T/rep" 10
+	expect_rc 0 "bench-report of the series the kit ships"
+	line=$(series_line 6.1)
+	[ "$line" = 'Series: series 1a2b3c4d5e6f7a8b (rounds 1-10), the series the kit ships now.' ] ||
+		fail "the Series line of the current series: '$line'" "$(cat "$T/rep/bench.md")"
+	/usr/bin/python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))["branches"]["6.1"]["series"]
+assert s == {"measured": {"1a2b3c4d5e6f7a8b": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]},
+             "current": "1a2b3c4d5e6f7a8b", "stale": False}, s' "$T/rep/bench.json" || fail "bench.json series of a current run"
+	# the kit ships another series now
+	run_kit kit_py bench-report --series 6.1=ffff000011112222 "$T/m.tsv" "$T/rep" 10
+	expect_rc 0 "bench-report of a series the kit no longer ships"
+	line=$(series_line 6.1)
+	[ "$line" = 'Series: series 1a2b3c4d5e6f7a8b (rounds 1-10); **stale**: the kit now ships series ffff000011112222 (make bench BRANCH=6.1 measures it).' ] ||
+		fail "the Series line of a stale series: '$line'"
+	/usr/bin/python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))["branches"]["6.1"]["series"]
+assert s["stale"] is True and s["current"] == "ffff000011112222", s' "$T/rep/bench.json" || fail "bench.json of a stale series"
+	# rounds that name no series (the figures measured before it was recorded)
+	{ header; canned ksm.unmerge_MiBps MiB/s 10 '100+4%5' '98+4%5' 6.1; } > "$T/m.tsv"
+	run_kit kit_py bench-report --series 6.1=ffff000011112222 "$T/m.tsv" "$T/rep" 10
+	expect_rc 0 "bench-report of rounds without a series"
+	line=$(series_line 6.1)
+	[ "$line" = 'Series: not recorded (rounds measured before make bench recorded their series); **stale**: the kit now ships series ffff000011112222 (make bench BRANCH=6.1 measures it).' ] ||
+		fail "the Series line of rounds without a series: '$line'"
+	# half the rounds of one series, half of another (a resumed run)
+	{ header; canned ksm.unmerge_MiBps MiB/s 10 '100+4%5' '98+4%5' 6.1
+	  series_rows aaaa 6.1 | awk -F'\t' '$3 <= 5'; series_rows bbbb 6.1 | awk -F'\t' '$3 > 5'; } > "$T/m.tsv"
+	run_kit kit_py bench-report --series 6.1=bbbb "$T/m.tsv" "$T/rep" 10
+	line=$(series_line 6.1)
+	[ "$line" = 'Series: series aaaa (rounds 1-5), series bbbb (rounds 6-10); **stale**: the kit now ships series bbbb (make bench BRANCH=6.1 measures it).' ] ||
+		fail "the Series line of rounds of two series: '$line'"
+	run_kit kit_py bench-report --series 6.1 "$T/m.tsv" "$T/rep" 10
+	expect_one_line_error "--series 6.1: not BRANCH=HASH"
+}
+
+# make bench REPORT=1 judges the committed figures against the series the
+# kit ships now: the hash of its patched copy of the branch
+# (worktree_stamp); a patch changed after the rounds makes them stale
+test_report_of_committed_figures_against_the_shipped_series() {
+	local k s
+	k=$(kit_copy kit-bench-series)
+	printf '\nboot_run() { echo "boot: stub: must not run" >&2; exit 1; }\n' >> "$k/lib/boot.sh"
+	s=$(bash -c '. "$1/lib/kit.sh" && kit_use worktree && worktree_stamp 6.12 patched' _ "$k") ||
+		fail "worktree_stamp of the kit copy"
+	[[ $s =~ ^[0-9a-f]{16}$ ]] || fail "worktree_stamp gave '$s'"
+	{ header; canned ksm.unmerge_MiBps MiB/s 10 '100+4%5' '98+4%5'; series_rows "$s"; } > "$k/tables/bench-results.tsv"
+	run_kit "$k/bin/bench" --report
+	expect_rc 0 "make bench REPORT=1 of the shipped series"
+	grep -qxF "Series: series $s (rounds 1-10), the series the kit ships now." "$k/out/bench.md" ||
+		fail "no Series line naming the shipped series $s" "$(grep -A3 '^## 6.12' "$k/out/bench.md")"
+	printf ' \n' >> "$k/backports/6.12/0008-mm-khugepaged-drop-reacquire-mmap-read-lock-if-skipp.patch"
+	rm -rf "$k/out"
+	run_kit "$k/bin/bench" --report
+	expect_rc 0 "make bench REPORT=1 after a patch changed"
+	grep -q "^Series: series $s (rounds 1-10); \*\*stale\*\*: the kit now ships series [0-9a-f]\{16\} " "$k/out/bench.md" ||
+		fail "rounds of the series before a patch changed are not stale" "$(grep -A3 '^## 6.12' "$k/out/bench.md")"
 }
 
 # paired_rounds_problem TSV -> prints the first problem of figures meant to be
