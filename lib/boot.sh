@@ -111,14 +111,18 @@ boot_profile_tag() {	# "" for the test kernels, -<profile> for the others
 # boot_judge LOG DIR BRANCH VARIANT PROFILE EXPECT NOTE: the judged KTAP on
 # stdout and in DIR/<log name>.ktap, its records in DIR/<log name>.tsv
 boot_judge() {
-	local log=$1 dir=$2 branch=$3 variant=$4 profile=$5 expect=$6 note=$7 rc=0 out args=()
+	local log=$1 dir=$2 branch=$3 variant=$4 profile=$5 expect=$6 note=$7 rc=0 out args=() kunit
+	# the parser first, on its own: a failure inside the judge's argument
+	# list would not stop the shell (errexit), the judge would run without it
+	tools_tree >/dev/null
+	kunit=$(kunit_dir)
 	out=$dir/$(basename "$log" .log)
 	mkdir -p "$dir"
 	lock_tree "$out.lock"
 	if [ "$expect" = 1 ]; then args=(--variant "$variant"); else args=(--no-expect); fi
 	rm -f "$out.tsv" "$out.ktap"
 	request_hand_back "$out.tsv" "$out.ktap"
-	kit_py ktap judge "$log" --kunit-dir "$(tools_tree >/dev/null && kunit_dir)" --branch "$branch" \
+	kit_py ktap judge "$log" --kunit-dir "$kunit" --branch "$branch" \
 		--expect "$TABLES_DIR/boot-expect.table" "${args[@]}" --profile "$profile" \
 		--title "boot-$variant$(boot_profile_tag "$profile")${KB_TAG:-}" --note "$note" \
 		--records "$out.tsv" --version "$REQ_VERSION" --target "$REQ_TARGET" > "$out.ktap" || rc=$?
